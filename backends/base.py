@@ -1,0 +1,133 @@
+"""The backend seam (architecture seam 4): one base class, declared capabilities.
+
+A backend turns an IR ``Model`` into a solver's input (``emit``) and solves it (``solve``),
+returning a uniform ``BackendResult``. ``check_capabilities`` runs before either, so a
+program that needs something a backend lacks is refused before any solving, with the
+construct, its source line and the backends that do accept it.
+"""
+from __future__ import annotations
+
+import abc
+import enum
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Callable, ClassVar
+
+from odt.compiler import ir
+from odt.compiler.errors import UnsupportedConstruct
+
+
+class Capability(enum.Enum):
+    BOOL_VARS = "boolean variables"
+    INT_VARS = "integer variables"
+    REAL_VARS = "continuous variables"
+    LINEAR_ROWS = "linear constraints"
+    INDICATORS = "indicator constraints"
+    LEXICOGRAPHIC = "lexicographic objectives"
+    ANYTIME = "anytime solving (incumbent on time-out)"
+    INCREMENTAL = "incremental solving"
+
+
+class Status(enum.Enum):
+    OPTIMAL = "optimal"
+    FEASIBLE = "feasible"
+    INFEASIBLE = "infeasible"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    elapsed: float
+    incumbent: Fraction | None
+    bound: Fraction | None
+
+    @property
+    def gap(self) -> float | None:
+        if self.incumbent is None or self.bound is None:
+            return None
+        if self.incumbent == 0:
+            return 0.0
+        return float((self.incumbent - self.bound) / abs(self.incumbent))
+
+
+@dataclass(frozen=True)
+class SolveOptions:
+    time_limit: float | None = None
+    threads: int = 1
+    seed: int = 0
+    verbose: bool = False
+    on_progress: Callable[[Progress], None] | None = None
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class BackendResult:
+    status: Status
+    values: tuple[bool, ...] | None  # truth value of IR variable i at index i (index 0 unused)
+    objective: tuple[Fraction, ...] | None  # value of each objective level, solver's view
+    bound: Fraction | None  # proven lower bound on the first level
+    seconds: float
+    log: str = ""
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """What ``emit`` produces: the text (or object) and a suggested file suffix."""
+
+    suffix: str
+    text: str
+
+
+def required_capabilities(model: ir.Model) -> dict[Capability, ir.Origin | None]:
+    """The capabilities ``model`` needs, each with an origin that shows where it comes from."""
+    need: dict[Capability, ir.Origin | None] = {}
+    for v in model.variables:
+        kind = {ir.VarKind.BOOL: Capability.BOOL_VARS, ir.VarKind.INT: Capability.INT_VARS,
+                ir.VarKind.REAL: Capability.REAL_VARS}[v.kind]
+        need.setdefault(kind, v.origin)
+    for row in model.linears:
+        need.setdefault(Capability.LINEAR_ROWS, row.origin)
+    for ind in model.indicators:
+        need.setdefault(Capability.INDICATORS, ind.row.origin)
+    if len(model.objectives) > 1:
+        need.setdefault(Capability.LEXICOGRAPHIC, None)
+    return need
+
+
+class Backend(abc.ABC):
+    NAME: ClassVar[str]
+    CAPABILITIES: ClassVar[frozenset[Capability]]
+    FILE_FORMAT: ClassVar[str]
+
+    @classmethod
+    def available(cls) -> bool:
+        return True
+
+    @classmethod
+    def check_capabilities(cls, model: ir.Model, others: dict[str, frozenset[Capability]] | None = None) -> None:
+        for cap, origin in required_capabilities(model).items():
+            if cap in cls.CAPABILITIES:
+                continue
+            accepting = sorted(n for n, caps in (others or {}).items() if cap in caps)
+            span = origin.span if origin is not None else None
+            where = f" (from '{span.quote()}', line {span.line})" if span is not None and span.source else ""
+            raise UnsupportedConstruct(
+                f"backend '{cls.NAME}' does not support {cap.value}{where}",
+                span,
+                f"backends that do: {', '.join(accepting)}" if accepting else "no backend supports it yet",
+            )
+
+    @abc.abstractmethod
+    def emit(self, model: ir.Model) -> Artifact: ...
+
+    @abc.abstractmethod
+    def solve(self, model: ir.Model, options: SolveOptions) -> BackendResult: ...
+
+
+class Stopwatch:
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start

@@ -1,0 +1,213 @@
+"""Classifiers as plain data (E1, E3): they know nothing of solvers.
+
+A ``Tree`` keeps the binarisation it was trained with, so ``predict`` takes raw rows (a
+CSV path, a pandas DataFrame, a dict of columns or a 2-D array in training column order).
+Trees are frozen, picklable and round-trip exactly through JSON (``schema`` versioned).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, Union
+
+import numpy as np
+
+from .data import Binarizer, Feature, RawTable, read_csv, table_from_python
+from .errors import OdtDataError, OdtError
+
+SCHEMA = "odt.classifier/1"
+
+
+@dataclass(frozen=True, slots=True)
+class Leaf:
+    label: int  # index into Tree.classes
+
+
+@dataclass(frozen=True, slots=True)
+class Split:
+    feature: int  # index into Tree.features; rows where the feature holds go to if_true
+    if_true: "TreeNode"
+    if_false: "TreeNode"
+
+
+TreeNode = Union[Leaf, Split]
+
+
+@dataclass(frozen=True, slots=True)
+class Tree:
+    """A univariate binary decision tree over binarised features."""
+
+    features: tuple[Feature, ...]
+    classes: tuple[Any, ...]
+    root: TreeNode
+    input_columns: tuple[str, ...] = ()
+
+    # ------------------------------------------------------------------ structure
+    def walk(self) -> Iterator[tuple[TreeNode, int]]:
+        """Every node with its depth, pre-order."""
+        stack: list[tuple[TreeNode, int]] = [(self.root, 0)]
+        while stack:
+            node, d = stack.pop()
+            yield node, d
+            if isinstance(node, Split):
+                stack.append((node.if_false, d + 1))
+                stack.append((node.if_true, d + 1))
+
+    @property
+    def n_nodes(self) -> int:
+        """Decision (internal) nodes, as counted by ``nodes`` in the language (Florio eq. 18)."""
+        return sum(1 for n, _ in self.walk() if isinstance(n, Split))
+
+    @property
+    def n_leaves(self) -> int:
+        return sum(1 for n, _ in self.walk() if isinstance(n, Leaf))
+
+    @property
+    def depth(self) -> int:
+        return max(d for _, d in self.walk())
+
+    def features_used(self) -> set[str]:
+        return {self.features[n.feature].column for n, _ in self.walk() if isinstance(n, Split)}
+
+    # ------------------------------------------------------------------ prediction
+    def leaf_index_binary(self, Xb: np.ndarray) -> np.ndarray:
+        """For each row of the binarised matrix, the pre-order index of the leaf it reaches."""
+        out = np.full(Xb.shape[0], -1, dtype=np.int64)
+        leaves = [n for n, _ in self.walk() if isinstance(n, Leaf)]
+        ids = {id(n): i for i, n in enumerate(leaves)}
+
+        def route(node: TreeNode, rows: np.ndarray) -> None:
+            if isinstance(node, Leaf):
+                out[rows] = ids[id(node)]
+                return
+            go = Xb[rows, node.feature]
+            route(node.if_true, rows[go])
+            route(node.if_false, rows[~go])
+
+        route(self.root, np.arange(Xb.shape[0]))
+        return out
+
+    def predict_binary(self, Xb: np.ndarray) -> np.ndarray:
+        """Class indices for a binarised matrix (columns = ``self.features``)."""
+        out = np.zeros(Xb.shape[0], dtype=np.int64)
+
+        def route(node: TreeNode, rows: np.ndarray) -> None:
+            if isinstance(node, Leaf):
+                out[rows] = node.label
+                return
+            go = Xb[rows, node.feature]
+            route(node.if_true, rows[go])
+            route(node.if_false, rows[~go])
+
+        route(self.root, np.arange(Xb.shape[0]))
+        return out
+
+    def predict(self, data: Any) -> np.ndarray:
+        """Class labels for raw rows: a CSV path, DataFrame, dict of columns or 2-D array."""
+        table = _as_table(data, self.input_columns)
+        idx = self.predict_binary(Binarizer(self.features).transform(table))
+        return np.array([self.classes[i] for i in idx], dtype=object if any(isinstance(c, str) for c in self.classes) else None)
+
+    # ------------------------------------------------------------------ rendering (E3)
+    def to_text(self) -> str:
+        lines: list[str] = []
+
+        def emit(node: TreeNode, indent: str) -> None:
+            if isinstance(node, Leaf):
+                lines.append(f"{indent}predict {self.classes[node.label]}")
+                return
+            lines.append(f"{indent}if {self.features[node.feature].name}:")
+            emit(node.if_true, indent + "    ")
+            lines.append(f"{indent}else:")
+            emit(node.if_false, indent + "    ")
+
+        emit(self.root, "")
+        return "\n".join(lines)
+
+    def to_dot(self, counts: np.ndarray | None = None) -> str:
+        """Graphviz DOT; ``counts`` (per pre-order node) adds sample counts to the labels."""
+        lines = ["digraph tree {", '  node [fontname="Helvetica"];']
+        counter = iter(range(10**9))
+
+        def emit(node: TreeNode) -> int:
+            me = next(counter)
+            if isinstance(node, Leaf):
+                lines.append(f'  n{me} [shape=box, style=rounded, label="{_esc(str(self.classes[node.label]))}"];')
+                return me
+            lines.append(f'  n{me} [shape=ellipse, label="{_esc(self.features[node.feature].name)}"];')
+            t = emit(node.if_true)
+            f = emit(node.if_false)
+            lines.append(f'  n{me} -> n{t} [label="yes"];')
+            lines.append(f'  n{me} -> n{f} [label="no"];')
+            return me
+
+        emit(self.root)
+        lines.append("}")
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------------ JSON (E1)
+    def to_json(self) -> dict:
+        def node(n: TreeNode) -> dict:
+            if isinstance(n, Leaf):
+                return {"class": n.label}
+            return {"feature": n.feature, "if_true": node(n.if_true), "if_false": node(n.if_false)}
+
+        return {
+            "schema": SCHEMA,
+            "type": "tree",
+            "classes": list(self.classes),
+            "features": Binarizer(self.features).to_json(),
+            "input_columns": list(self.input_columns),
+            "root": node(self.root),
+        }
+
+    @staticmethod
+    def from_json(obj: dict) -> "Tree":
+        if obj.get("schema") != SCHEMA or obj.get("type") != "tree":
+            raise OdtError(f"not an odt tree (schema {obj.get('schema')!r}, type {obj.get('type')!r}); expected {SCHEMA}")
+
+        def node(d: dict) -> TreeNode:
+            if "class" in d:
+                return Leaf(int(d["class"]))
+            return Split(int(d["feature"]), node(d["if_true"]), node(d["if_false"]))
+
+        return Tree(tuple(Feature.from_json(f) for f in obj["features"]), tuple(obj["classes"]), node(obj["root"]),
+                    tuple(obj.get("input_columns", ())))
+
+    def save(self, path: str | Path) -> None:
+        """Write JSON atomically (a temporary file renamed over the target)."""
+        path = Path(path)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(self.to_json(), indent=2) + "\n")
+        tmp.replace(path)
+
+
+def load_classifier(path: str | Path) -> Tree:
+    """Load a classifier saved with ``save`` / ``odtc solve -o``."""
+    try:
+        obj = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise OdtError(f"model file '{path}' not found") from None
+    except (OSError, json.JSONDecodeError) as exc:
+        raise OdtError(f"cannot read model file '{path}': {exc}") from None
+    return Tree.from_json(obj)
+
+
+def _as_table(data: Any, input_columns: tuple[str, ...]) -> RawTable:
+    if isinstance(data, RawTable):
+        return data
+    if isinstance(data, (str, Path)):
+        return read_csv(data)
+    if isinstance(data, np.ndarray) or isinstance(data, list):
+        arr = np.asarray(data, dtype=object)
+        if arr.ndim == 1:
+            arr = arr.reshape(1, -1)
+        if len(input_columns) != arr.shape[1]:
+            raise OdtDataError(f"expected {len(input_columns)} columns ({', '.join(input_columns)}), got {arr.shape[1]}")
+        return table_from_python({c: arr[:, j] for j, c in enumerate(input_columns)})
+    return table_from_python(data)
+
+
+def _esc(s: str) -> str:
+    return s.replace("\\", "\\\\").replace('"', '\\"')

@@ -1,0 +1,387 @@
+"""Data loading and binarisation (E4, S7).
+
+Input: a CSV file, a pandas DataFrame, numpy arrays or a dict of columns, plus the ``data``
+block of a program. Output: a ``Dataset``: the raw columns (for groups and re-evaluation),
+the target as class indices, optional weights and row ids, and the binary feature matrix
+together with the ``Binarizer`` that produced it, so a classifier can ``predict`` raw rows.
+
+Invariants: every error names the column and the row (1-based data row, and the file line
+for CSV input); nothing here ever returns a half-read dataset.
+"""
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from .errors import OdtDataError, did_you_mean
+from .source import Span
+
+
+@dataclass(frozen=True, slots=True)
+class Feature:
+    """One binary feature of the model.
+
+    kind ``binary``: column value == 1; ``threshold``: column value <= threshold;
+    ``category``: column value == category (one-hot).
+    """
+
+    column: str
+    kind: str
+    threshold: float | None = None
+    category: str | None = None
+
+    @property
+    def name(self) -> str:
+        if self.kind == "binary":
+            return self.column
+        if self.kind == "threshold":
+            return f"{self.column} <= {self.threshold:g}"
+        return f"{self.column} == {self.category}"
+
+    def to_json(self) -> dict:
+        return {"column": self.column, "kind": self.kind, "threshold": self.threshold, "category": self.category}
+
+    @staticmethod
+    def from_json(obj: Mapping[str, Any]) -> "Feature":
+        return Feature(obj["column"], obj["kind"], obj.get("threshold"), obj.get("category"))
+
+
+@dataclass(frozen=True, slots=True)
+class Binarizer:
+    """Turns raw rows into the 0/1 feature matrix the classifier was trained on."""
+
+    features: tuple[Feature, ...]
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(f.column for f in self.features))
+
+    def transform(self, table: "RawTable") -> np.ndarray:
+        """The (rows x features) boolean matrix of ``table``; errors name column and row."""
+        out = np.zeros((table.n_rows, len(self.features)), dtype=bool)
+        numeric_cache: dict[str, np.ndarray] = {}
+        for j, feat in enumerate(self.features):
+            if feat.column not in table.columns:
+                raise OdtDataError(
+                    f"{table.name}: the classifier needs column '{feat.column}', which is missing",
+                    hint=did_you_mean(feat.column, table.columns, "column"),
+                )
+            if feat.kind == "category":
+                out[:, j] = table.strings(feat.column) == feat.category
+                continue
+            if feat.column not in numeric_cache:
+                numeric_cache[feat.column] = table.numbers(feat.column)
+            values = numeric_cache[feat.column]
+            out[:, j] = values == 1 if feat.kind == "binary" else values <= feat.threshold
+        return out
+
+    def to_json(self) -> list:
+        return [f.to_json() for f in self.features]
+
+
+class RawTable:
+    """Columns of raw values (strings or numbers) with names and a source name for errors."""
+
+    def __init__(self, name: str, columns: dict[str, np.ndarray], first_line: int | None = None):
+        self.name = name
+        self.columns = columns
+        self.first_line = first_line  # file line of data row 1, for CSV input
+        lengths = {len(v) for v in columns.values()}
+        self.n_rows = lengths.pop() if lengths else 0
+
+    def where(self, row: int) -> str:
+        """Human location of 0-based data row ``row``."""
+        if self.first_line is not None:
+            return f"row {row + 1} (line {row + self.first_line})"
+        return f"row {row + 1}"
+
+    def strings(self, column: str) -> np.ndarray:
+        values = self.columns[column]
+        if values.dtype.kind in "fc":
+            return np.array([_number_text(v) for v in values], dtype=object)
+        return values.astype(str).astype(object)
+
+    def numbers(self, column: str) -> np.ndarray:
+        """The column as float64; a clear error for the first non-numeric or missing cell."""
+        values = self.columns[column]
+        if values.dtype.kind in "biuf":
+            out = values.astype(float)
+        else:
+            out = np.empty(len(values), dtype=float)
+            for i, v in enumerate(values):
+                try:
+                    out[i] = float(v)
+                except (TypeError, ValueError):
+                    raise OdtDataError(
+                        f"{self.name}: column '{column}', {self.where(i)}: '{v}' is not a number",
+                        hint=f"declare 'categorical {column}' in the data block, or clean the value",
+                    ) from None
+        bad = np.flatnonzero(~np.isfinite(out))
+        if bad.size:
+            i = int(bad[0])
+            raise OdtDataError(f"{self.name}: column '{column}', {self.where(i)}: missing or non-finite value")
+        return out
+
+
+def _number_text(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else repr(float(v))
+
+
+def _is_number(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
+
+
+def read_csv(path: str | Path, display: str | None = None) -> RawTable:
+    """Read a CSV with a header row; every cell must be present."""
+    path = Path(path)
+    name = display or str(path)
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            rows = list(csv.reader(fh))
+    except FileNotFoundError:
+        raise OdtDataError(f"data file '{name}' not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise OdtDataError(f"cannot read data file '{name}': {exc}") from None
+    rows = [r for r in rows if r]
+    if not rows:
+        raise OdtDataError(f"{name}: the file is empty (a header row is needed)")
+    header = [h.strip() for h in rows[0]]
+    seen: set[str] = set()
+    for h in header:
+        if h == "":
+            raise OdtDataError(f"{name}: line 1: the header has an empty column name")
+        if h in seen:
+            raise OdtDataError(f"{name}: line 1: column '{h}' appears twice in the header")
+        seen.add(h)
+    body = rows[1:]
+    if not body:
+        raise OdtDataError(f"{name}: the file has a header but no data rows")
+    for i, r in enumerate(body):
+        if len(r) != len(header):
+            raise OdtDataError(f"{name}: line {i + 2}: {len(r)} cells, the header has {len(header)}")
+        for j, cell in enumerate(r):
+            if cell.strip() == "":
+                raise OdtDataError(f"{name}: column '{header[j]}', row {i + 1} (line {i + 2}): empty cell")
+    columns = {h: np.array([r[j].strip() for r in body], dtype=object) for j, h in enumerate(header)}
+    return RawTable(name, columns, first_line=2)
+
+
+def table_from_python(data: Any, target: Any = None, name: str = "<data>") -> RawTable:
+    """A RawTable from a pandas DataFrame, a dict of columns, or numpy X (with ``target`` y)."""
+    if hasattr(data, "columns") and hasattr(data, "to_numpy"):  # pandas DataFrame
+        columns = {str(c): _column_array(data[c].to_numpy()) for c in data.columns}
+    elif isinstance(data, Mapping):
+        columns = {str(k): _column_array(np.asarray(v)) for k, v in data.items()}
+    else:
+        X = np.asarray(data)
+        if X.ndim != 2:
+            raise OdtDataError(f"{name}: X must be a 2-D array, got shape {X.shape}")
+        columns = {f"x{j}": _column_array(X[:, j]) for j in range(X.shape[1])}
+    if target is not None:
+        y = np.asarray(target)
+        columns["class"] = _column_array(y)
+    table = RawTable(name, columns)
+    lengths = {len(v) for v in columns.values()}
+    if len(lengths) > 1:
+        raise OdtDataError(f"{name}: columns have different lengths {sorted(lengths)}")
+    for col, values in columns.items():
+        if values.dtype.kind == "O":
+            for i, v in enumerate(values):
+                if v is None or (isinstance(v, float) and math.isnan(v)) or (isinstance(v, str) and v.strip() == ""):
+                    raise OdtDataError(f"{name}: column '{col}', {table.where(i)}: missing value")
+        elif values.dtype.kind == "f":
+            bad = np.flatnonzero(np.isnan(values))
+            if bad.size:
+                raise OdtDataError(f"{name}: column '{col}', {table.where(int(bad[0]))}: missing value (NaN)")
+    return table
+
+
+def _column_array(values: np.ndarray) -> np.ndarray:
+    if values.dtype.kind in "biuf":
+        return values.astype(float) if values.dtype.kind != "b" else values.astype(float)
+    return values.astype(object)
+
+
+# ---------------------------------------------------------------------------- data spec
+@dataclass(frozen=True, slots=True)
+class ColumnRule:
+    """How one column is to be binarised: kind in binary/categorical/numeric, with a method."""
+
+    kind: str
+    method: str = "all"  # numeric: "all" | "quantiles" | "explicit" | "raw"
+    k: int = 0
+    values: tuple[float, ...] = ()
+    span: Span | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DataSpec:
+    target: str | None = None
+    weight: str | None = None
+    row_id: str | None = None
+    rules: Mapping[str, ColumnRule] = field(default_factory=dict)
+    drop: tuple[str, ...] = ()
+    spans: Mapping[str, Span] = field(default_factory=dict)  # where each named column was mentioned
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A table ready for lowering: binary features, class indices, weights, ids, raw columns."""
+
+    table: RawTable
+    target: str
+    classes: tuple[Any, ...]
+    y: np.ndarray  # int class index per row
+    weights: np.ndarray | None
+    ids: tuple[str, ...] | None
+    binarizer: Binarizer
+    X: np.ndarray  # bool (rows x features)
+    raw_numeric: tuple[str, ...]  # columns kept raw (S7)
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.y.shape[0])
+
+    @property
+    def features(self) -> tuple[Feature, ...]:
+        return self.binarizer.features
+
+    def row_weights(self) -> np.ndarray:
+        return self.weights if self.weights is not None else np.ones(self.n_rows)
+
+
+def _class_values(labels: np.ndarray) -> tuple[tuple[Any, ...], np.ndarray]:
+    texts = [str(v) if not isinstance(v, float) else _number_text(v) for v in labels]
+    unique = sorted(set(texts), key=lambda t: (0, float(t), t) if _is_number(t) else (1, 0.0, t))
+    if all(_is_number(t) and float(t).is_integer() for t in unique):
+        classes: tuple[Any, ...] = tuple(int(float(t)) for t in unique)
+    else:
+        classes = tuple(unique)
+    index = {t: i for i, t in enumerate(unique)}
+    return classes, np.array([index[t] for t in texts], dtype=np.int64)
+
+
+def _thresholds(values: np.ndarray, rule: ColumnRule) -> list[float]:
+    uniq = np.unique(values)
+    if rule.method == "explicit":
+        return sorted(set(rule.values))
+    if uniq.size < 2:
+        return []
+    mids = (uniq[:-1] + uniq[1:]) / 2.0
+    if rule.method == "quantiles":
+        qs = np.quantile(values, [i / rule.k for i in range(1, rule.k)])
+        chosen = []
+        for q in qs:  # snap each quantile to the nearest midpoint so cuts fall between values
+            chosen.append(float(mids[int(np.argmin(np.abs(mids - q)))]))
+        return sorted(set(chosen))
+    return [float(m) for m in mids]
+
+
+def build_dataset(table: RawTable, spec: DataSpec) -> Dataset:
+    """Apply a ``DataSpec`` to a ``RawTable``: infer kinds, binarise, check the target."""
+    cols = list(table.columns)
+    errors: list[OdtDataError] = []
+
+    def need(name: str | None, role: str) -> None:
+        if name is not None and name not in table.columns:
+            raise OdtDataError(
+                f"{table.name}: {role} column '{name}' is not in the data",
+                spec.spans.get(name),
+                did_you_mean(name, cols, "column"),
+            )
+
+    target = spec.target or ("class" if "class" in table.columns else cols[-1] if cols else None)
+    if target is None:
+        raise OdtDataError(f"{table.name}: no columns")
+    need(target, "target")
+    need(spec.weight, "weight")
+    need(spec.row_id, "id")
+    for col in list(spec.rules) + list(spec.drop):
+        need(col, "declared")
+    classes, y = _class_values(table.columns[target])
+    if len(classes) < 2:
+        raise OdtDataError(
+            f"{table.name}: target column '{target}' has a single class ({classes[0]!r}); "
+            "a classifier needs at least two",
+            spec.spans.get(target),
+        )
+    weights = None
+    if spec.weight is not None:
+        weights = table.numbers(spec.weight)
+        neg = np.flatnonzero(weights < 0)
+        if neg.size:
+            raise OdtDataError(f"{table.name}: weight column '{spec.weight}', {table.where(int(neg[0]))}: negative weight")
+    ids = None
+    if spec.row_id is not None:
+        ids = tuple(table.strings(spec.row_id))
+        dup = _first_duplicate(ids)
+        if dup is not None:
+            raise OdtDataError(f"{table.name}: id column '{spec.row_id}' repeats the id '{dup}'")
+    skip = {target, spec.weight, spec.row_id, *spec.drop}
+    features: list[Feature] = []
+    raw: list[str] = []
+    for col in cols:
+        if col in skip:
+            continue
+        try:
+            rule = spec.rules.get(col) or _infer_rule(table, col)
+            features.extend(_features_of(table, col, rule, raw))
+        except OdtDataError as exc:
+            errors.append(exc)
+    if errors:
+        raise OdtDataError([d for e in errors for d in e.diagnostics])
+    binarizer = Binarizer(tuple(features))
+    X = binarizer.transform(table)
+    return Dataset(table, target, classes, y, weights, ids, binarizer, X, tuple(raw))
+
+
+def _first_duplicate(values: Sequence[str]) -> str | None:
+    seen: set[str] = set()
+    for v in values:
+        if v in seen:
+            return v
+        seen.add(v)
+    return None
+
+
+def _infer_rule(table: RawTable, col: str) -> ColumnRule:
+    values = table.columns[col]
+    if values.dtype.kind in "biuf":
+        uniq = set(np.unique(values).tolist())
+        return ColumnRule("binary") if uniq <= {0.0, 1.0} else ColumnRule("numeric")
+    texts = [str(v) for v in values]
+    numeric = [_is_number(t) for t in texts]
+    if all(numeric):
+        uniq = {float(t) for t in texts}
+        return ColumnRule("binary") if uniq <= {0.0, 1.0} else ColumnRule("numeric")
+    if any(numeric):
+        i = numeric.index(False)
+        raise OdtDataError(
+            f"{table.name}: column '{col}' is numeric but {table.where(i)} holds '{texts[i]}'",
+            hint=f"declare 'categorical {col}' (every value a category) or 'drop {col}', or clean the value",
+        )
+    return ColumnRule("categorical")
+
+
+def _features_of(table: RawTable, col: str, rule: ColumnRule, raw: list[str]) -> list[Feature]:
+    if rule.kind == "categorical":
+        cats = sorted(set(table.strings(col)))
+        return [Feature(col, "category", category=c) for c in cats]
+    values = table.numbers(col)
+    if rule.kind == "binary":
+        bad = np.flatnonzero((values != 0) & (values != 1))
+        if bad.size:
+            i = int(bad[0])
+            raise OdtDataError(f"{table.name}: column '{col}' is declared binary but {table.where(i)} holds {values[i]:g}", rule.span)
+        return [Feature(col, "binary")]
+    if rule.method == "raw":
+        raw.append(col)
+    return [Feature(col, "threshold", threshold=t) for t in _thresholds(values, rule)]

@@ -1,0 +1,97 @@
+"""The odt error hierarchy. Every user-facing error derives from ``OdtError``.
+
+An ``OdtError`` holds one or more ``Diagnostic`` values; the checker collects every problem
+of a program and raises once, so a user sees all of them in one run (E5). The CLI turns an
+``OdtError`` into exit code 1 and its rendered text, never a traceback.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from .source import Span, render_diagnostic
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    message: str
+    span: Span | None = None
+    hint: str | None = None
+
+    def render(self) -> str:
+        return render_diagnostic(self.message, self.span, self.hint)
+
+
+class OdtError(Exception):
+    """Root of all odt errors: a list of diagnostics rendered together."""
+
+    def __init__(self, message: str | Sequence[Diagnostic], span: Span | None = None, hint: str | None = None):
+        if isinstance(message, str):
+            self.diagnostics: tuple[Diagnostic, ...] = (Diagnostic(message, span, hint),)
+        else:
+            self.diagnostics = tuple(message)
+        super().__init__(self.render())
+
+    @property
+    def message(self) -> str:
+        return self.diagnostics[0].message
+
+    def render(self) -> str:
+        body = "\n".join(d.render() for d in self.diagnostics)
+        if len(self.diagnostics) > 1:
+            body += f"\n{len(self.diagnostics)} errors"
+        return body
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+class OdtSyntaxError(OdtError):
+    """The text does not follow the grammar."""
+
+
+class OdtNameError(OdtError):
+    """A name (column, group, feature, class, quantity) is not known."""
+
+
+class OdtTypeError(OdtError):
+    """A construct is used with the wrong kind or number of arguments."""
+
+
+class OdtDataError(OdtError):
+    """The data is unusable: missing target, empty cells, non-numeric values, one class..."""
+
+
+class UnsupportedConstruct(OdtError):
+    """A construct that parses and type-checks but that a backend (or odt) cannot lower yet."""
+
+
+class InfeasibleProgram(OdtError):
+    """The constraints of the program cannot all hold on this data."""
+
+
+def closest(name: str, candidates: Iterable[str]) -> str | None:
+    """The candidate closest to ``name`` (difflib ratio >= 0.6), or None.
+
+    >>> closest("erors", ["errors", "nodes", "leaves"])
+    'errors'
+    """
+    pool = list(dict.fromkeys(candidates))
+    lowered = {c.lower(): c for c in pool}
+    if name.lower() in lowered:
+        return lowered[name.lower()]
+    match = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
+    return match[0] if match else None
+
+
+def did_you_mean(name: str, candidates: Iterable[str], what: str = "") -> str | None:
+    """A hint string 'did you mean X?' or a short list of what is known."""
+    pool = list(dict.fromkeys(candidates))
+    best = closest(name, pool)
+    if best is not None:
+        return f"did you mean '{best}'?"
+    if not pool:
+        return None
+    shown = ", ".join(pool[:8]) + (", ..." if len(pool) > 8 else "")
+    return f"known {what + ' ' if what else ''}names: {shown}"

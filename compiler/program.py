@@ -1,0 +1,203 @@
+"""The public façade: text (or a file) + data -> ``Program`` -> ``SolveResult`` (E4).
+
+``compile`` runs parse and check; ``Program.solve`` lowers, picks the backend, solves,
+decodes and re-verifies (E2). Every result says whether the decoded classifier's numbers,
+recomputed in numpy, agree with what the solver claimed.
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Callable
+
+from odt.backends import capabilities, choose_backend, get_backend
+from odt.backends.base import BackendResult, Progress, SolveOptions, Status
+
+from . import ir
+from .check import check, load_table
+from .classifier import Tree
+from .data import table_from_python
+from .decode import decode_tree
+from .errors import InfeasibleProgram, OdtError
+from .evaluate import ConstraintCheck, Evaluation, evaluate
+from .lower import Lowered, lower
+from .parse import parse_program
+from .program_types import CheckedProgram
+
+_TOL = 1e-6
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    status: str
+    classifier: Tree | None
+    objective: float | None  # first level, in the user's sense (maximize shows the maximum)
+    objective_levels: tuple[float, ...]
+    bound: float | None
+    gap: float | None
+    backend: str
+    seconds: float
+    train_errors: float | None
+    verified: bool
+    constraints: tuple[ConstraintCheck, ...]
+    solver_errors: float | None
+    log: str = ""
+    evaluation: Evaluation | None = field(default=None, repr=False)
+
+    @property
+    def report(self) -> str:
+        """A human-readable summary of the solve and its re-verification."""
+        lines = [f"status      {self.status}", f"backend     {self.backend}", f"time        {self.seconds:.2f} s"]
+        if self.objective is not None:
+            lines.append(f"objective   {_fmt(self.objective)}" + (
+                f"  (levels: {', '.join(_fmt(v) for v in self.objective_levels)})" if len(self.objective_levels) > 1 else ""))
+        if self.bound is not None:
+            lines.append(f"bound       {_fmt(self.bound)}" + (f"  gap {self.gap:.2%}" if self.gap is not None else ""))
+        if self.train_errors is not None:
+            lines.append(f"errors      {_fmt(self.train_errors)} (recomputed in numpy; solver said {_fmt(self.solver_errors)})")
+        for c in self.constraints:
+            lines.append(f"constraint  {c.text}: {_fmt(c.value)} {c.op} {_fmt(c.bound)}  {'holds' if c.holds else 'VIOLATED'}")
+        lines.append(f"verified    {'yes' if self.verified else 'NO'}")
+        return "\n".join(lines)
+
+    def as_dict(self) -> dict:
+        return {
+            "status": self.status, "objective": self.objective, "objective_levels": list(self.objective_levels),
+            "bound": self.bound, "gap": self.gap, "backend": self.backend, "seconds": round(self.seconds, 4),
+            "train_errors": self.train_errors, "verified": self.verified,
+            "constraints": [c.as_dict() for c in self.constraints],
+            "classifier": self.classifier.to_json() if self.classifier is not None else None,
+        }
+
+
+def _fmt(x: float | None) -> str:
+    if x is None:
+        return "-"
+    return str(int(x)) if float(x).is_integer() else f"{x:.6g}"
+
+
+class Program:
+    """A checked odt program bound to its data; lower and solve it as often as you like."""
+
+    def __init__(self, checked: CheckedProgram):
+        self.checked = checked
+        self._lowered: Lowered | None = None
+
+    @property
+    def dataset(self):
+        return self.checked.dataset
+
+    def lowered(self) -> Lowered:
+        if self._lowered is None:
+            self._lowered = lower(self.checked)
+        return self._lowered
+
+    @property
+    def model(self) -> ir.Model:
+        return self.lowered().model
+
+    def backend_name(self, requested: str | None = None) -> str:
+        name = requested or self.checked.solve.backend
+        return choose_backend(self.model) if name == "auto" else name
+
+    def emit(self, backend: str = "maxsat", **kwargs: Any) -> str:
+        b = get_backend(backend)
+        others = capabilities()
+        b.check_capabilities(self.model, others)
+        return b.emit(self.model, **kwargs).text
+
+    def solve(self, backend: str | None = None, time_limit: float | None = None, threads: int | None = None,
+              seed: int | None = None, verbose: bool = False,
+              progress: Callable[[Progress], None] | None = None) -> SolveResult:
+        """Solve, decode and re-verify. Options given here override the ``solve`` directive."""
+        req = self.checked.solve
+        name = self.backend_name(backend)
+        impl = get_backend(name)
+        low = self.lowered()
+        impl.check_capabilities(low.model, capabilities())
+        opts = SolveOptions(
+            time_limit=time_limit if time_limit is not None else req.options.get("time_limit"),
+            threads=threads if threads is not None else req.options.get("threads", 1),
+            seed=seed if seed is not None else req.options.get("seed", 0),
+            verbose=verbose or bool(req.options.get("verbose", False)),
+            on_progress=progress,
+            extra={k: v for k, v in req.options.items() if k in ("solver", "encoding")},
+        )
+        res = impl.solve(low.model, opts)
+        return self._result(name, res)
+
+    def _result(self, backend: str, res: BackendResult) -> SolveResult:
+        maximized = self.checked.objective.maximized
+        sign = -1.0 if maximized else 1.0
+        if res.status is Status.INFEASIBLE:
+            raise InfeasibleProgram(
+                "infeasible: no classifier satisfies every constraint of the program on this data "
+                f"(proved by backend '{backend}' in {res.seconds:.2f} s)",
+                hint="relax a constraint, raise the depth, or drop a size limit",
+            )
+        if res.values is None:
+            return SolveResult(res.status.value, None, None, (), _f(res.bound, sign), None, backend, res.seconds,
+                               None, False, (), None, res.log)
+        low = self.lowered()
+        tree = decode_tree(res.values, low.encoding, self.dataset, _input_columns(self.checked))
+        ev = evaluate(self.checked, tree)
+        solver_errors = float(sum(w for w, lit in low.encoding.errors_terms() if ir.lit_value(res.values, lit)))
+        claimed = [float(v) for v in res.objective or ()]
+        if res.status is Status.OPTIMAL:
+            agree = all(abs(a - b) <= _TOL for a, b in zip(ev.objective, claimed)) and \
+                abs(ev.train_errors - solver_errors) <= _TOL
+        else:
+            agree = bool(ev.objective) and ev.objective[0] <= claimed[0] + _TOL and ev.train_errors <= solver_errors + _TOL
+        verified = agree and ev.feasible
+        objective = ev.objective[0] if ev.objective else None
+        bound = float(res.bound) if res.bound is not None else None
+        gap = None
+        if objective is not None and bound is not None:
+            gap = 0.0 if abs(objective - bound) <= _TOL else abs(objective - bound) / max(abs(objective), 1e-12)
+        return SolveResult(
+            res.status.value, tree, None if objective is None else sign * objective,
+            tuple(sign * v for v in ev.objective), None if bound is None else sign * bound, gap, backend, res.seconds,
+            ev.train_errors, verified, ev.constraints, solver_errors, res.log, ev,
+        )
+
+
+def _f(x: Fraction | None, sign: float) -> float | None:
+    return None if x is None else sign * float(x)
+
+
+def _input_columns(checked: CheckedProgram) -> tuple[str, ...]:
+    data = checked.dataset
+    return tuple(dict.fromkeys(f.column for f in data.features))
+
+
+def compile(text: str, data: Any = None, target: Any = None, filename: str = "<string>",
+            base_dir: str | Path | None = None) -> Program:
+    """Parse and check an odt program.
+
+    Args:
+        text: the program.
+        data: a pandas DataFrame, a dict of columns or a 2-D numpy array; when None the
+            program's ``data "file.csv"`` block is read (relative to ``base_dir``).
+        target: the labels when ``data`` is an array (its column becomes ``class``).
+    Raises:
+        OdtError: syntax, name, type or data errors, all reported together.
+    """
+    ast_program = parse_program(text, filename)
+    if data is not None:
+        table = table_from_python(data, target)
+    else:
+        table = load_table(ast_program, Path(base_dir) if base_dir is not None else None)
+    return Program(check(ast_program, table))
+
+
+def compile_file(path: str | Path, data: Any = None, target: Any = None) -> Program:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise OdtError(f"program file '{path}' not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise OdtError(f"cannot read program file '{path}': {exc}") from None
+    return compile(text, data=data, target=target, filename=str(path), base_dir=path.parent)

@@ -1,0 +1,13 @@
+"""odt: a declarative language for optimal, interpretable classifiers.
+
+The public façade: ``odt.compile(text, data=...)`` returns a ``Program`` that you
+``.solve(backend=..., time_limit=...)``; the ``SolveResult`` carries the verified
+classifier. See README.md for a quick start.
+"""
+from __future__ import annotations
+
+from odt.compiler.errors import OdtError
+from odt.compiler.program import Program, SolveResult, compile, compile_file
+from odt.compiler.classifier import Tree, load_classifier
+
+__all__ = ["OdtError", "Program", "SolveResult", "compile", "compile_file", "Tree", "load_classifier"]
