@@ -302,14 +302,14 @@ class _Checker:
             skeleton = self.tree_skeleton(sk, params)
         elif sk.kind == "diagram":
             w = params.get("widths")
-            if not isinstance(w, ast.ParamCompare) or w.op != "==" and w.op != "=" or not isinstance(w.value, tuple):
+            if not isinstance(w, ast.ParamCompare) or w.op not in ("==", "=") or not isinstance(w.value, tuple):
                 self.errs.add(OdtTypeError, "a diagram needs its layer widths, e.g. diagram(widths = [1, 2, 4])", sk.span)
                 skeleton = DiagramSkeleton((1,), sk.span)
             else:
                 skeleton = DiagramSkeleton(w.value, sk.span)
         else:
             d = params.get("depth")
-            if not isinstance(d, ast.ParamCompare) or not isinstance(d.value, int):
+            if not isinstance(d, ast.ParamCompare) or d.op not in ("==", "=") or not isinstance(d.value, int):
                 self.errs.add(OdtTypeError, "a bdd needs its depth, e.g. bdd(depth = 4)", sk.span)
                 skeleton = BddSkeleton(1, sk.span)
             else:
@@ -340,11 +340,11 @@ class _Checker:
             if not 0 <= depth_p.low <= depth_p.high:
                 self.errs.add(OdtTypeError, "an empty depth range", depth_p.span)
             depth, depth_range = depth_p.high, (depth_p.low, depth_p.high)
-        elif depth_p.op not in ("<=", "==", "<") or not isinstance(depth_p.value, int):
+        elif depth_p.op not in ("<=", "==", "=", "<") or not isinstance(depth_p.value, int):
             self.errs.add(OdtTypeError, f"a tree depth is bounded with <=, not '{depth_p.op}'", depth_p.span)
         else:
             depth = depth_p.value - (1 if depth_p.op == "<" else 0)
-            if depth_p.op == "==":
+            if depth_p.op in ("==", "="):
                 self.errs.add(OdtTypeError, "'depth == D' fixes a perfect tree; odt trees are 'depth <= D'",
                               depth_p.span, f"write depth <= {depth_p.value}")
         if depth > 12:

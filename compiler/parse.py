@@ -99,7 +99,7 @@ class _ToAst(Transformer):
 
     def signed_number(self, meta, ch):
         value = Fraction(str(ch[-1]))
-        return -value if len(ch) == 2 or str(ch[0]) == "-" and len(ch) > 1 else value
+        return -value if len(ch) == 2 else value
 
     def callee(self, meta, ch):
         return ast.Name(str(ch[0]), _token_span(self.src, ch[0]))

@@ -117,6 +117,13 @@ class Program:
         impl = get_backend(name)
         low = self.lowered()
         impl.check_capabilities(low.model, capabilities())
+        if progress is not None and self.checked.objective.maximized:
+            shown = progress
+
+            def progress(p: Progress) -> None:  # report in the user's sense (a maximum)
+                shown(Progress(p.elapsed, None if p.incumbent is None else -p.incumbent,
+                               None if p.bound is None else -p.bound))
+
         opts = SolveOptions(
             time_limit=time_limit if time_limit is not None else req.options.get("time_limit"),
             threads=threads if threads is not None else req.options.get("threads", 1),

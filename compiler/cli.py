@@ -1,0 +1,199 @@
+"""``odtc``: the command-line driver (thin: every command is a call into the façade).
+
+Exit codes: 0 ok, 1 user error (syntax, names, types, data, infeasible, unsupported),
+2 internal error. User errors print a rendered diagnostic, never a Python traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+
+from .errors import OdtError
+
+
+def _write_atomic(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file, so nothing is half-written."""
+    target = Path(path)
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, target)
+
+
+def _progress_printer(quiet: bool):
+    if quiet:
+        return None
+
+    def show(p) -> None:
+        inc = "-" if p.incumbent is None else f"{float(p.incumbent):g}"
+        bnd = "-" if p.bound is None else f"{float(p.bound):g}"
+        gap = "-" if p.gap is None else f"{p.gap:.2%}"
+        print(f"[odtc] {p.elapsed:8.2f}s  incumbent {inc}  bound {bnd}  gap {gap}", file=sys.stderr)
+
+    return show
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from .lower import refuse_unlowered
+    from .program import compile_file
+
+    prog = compile_file(args.program)
+    c = prog.checked
+    data = c.dataset
+    print(f"{args.program}: parses and type-checks")
+    print(f"  data        {data.n_rows} rows, {len(data.features)} binary features from "
+          f"{len(data.binarizer.columns)} columns, target '{data.target}' with classes {list(data.classes)}")
+    print(f"  groups      {', '.join(f'{g} ({int(m.sum())} rows)' for g, m in c.groups.items()) or '-'}")
+    print(f"  model       {c.model_span.quote()}")
+    print(f"  objective   {'maximize' if c.objective.maximized else 'minimize'} "
+          f"{' then '.join(str(l) for l in c.objective.levels)}")
+    print(f"  constraints {len(c.constraints)}")
+    refuse_unlowered(c)
+    print("  lowering    ok (solvable with: maxsat)")
+    return 0
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    from .program import compile_file
+
+    prog = compile_file(args.program)
+    result = prog.solve(backend=args.backend, time_limit=args.time_limit, threads=args.threads,
+                        seed=args.seed, verbose=args.verbose,
+                        progress=_progress_printer(args.quiet or args.json))
+    if args.output and result.classifier is not None:
+        result.classifier.save(args.output)
+    if args.json:
+        out = result.as_dict()
+        if not args.with_classifier:
+            out.pop("classifier", None)
+        print(json.dumps(out, indent=2))
+    else:
+        print(result.report)
+        if result.classifier is not None:
+            print()
+            print(result.classifier.to_text())
+        if args.output and result.classifier is not None:
+            print(f"\nsaved to {args.output}")
+        if args.verbose and result.log:
+            print(f"\nsolver log: {result.log}", file=sys.stderr)
+    if result.classifier is not None and not result.verified:
+        print("odtc: internal error: the decoded classifier does not re-verify against the program", file=sys.stderr)
+        return 2
+    return 0
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    from .program import compile_file
+
+    prog = compile_file(args.program)
+    if args.stats:
+        st = prog.model.stats()
+        print(f"variables {st.variables}  clauses {st.clauses}  literals {st.literals}  "
+              f"linear rows {st.linear_rows}  objective terms {st.objective_terms}")
+        if args.to is None:
+            return 0
+    target = args.to or "wcnf"
+    backend = {"wcnf": "maxsat", "cpmpy": "cp", "pyomo": "milp"}[target]
+    text = prog.emit(backend, legacy=True) if args.legacy else prog.emit(backend)
+    if args.output:
+        _write_atomic(args.output, text)
+        print(f"wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_predict(args: argparse.Namespace) -> int:
+    from .classifier import load_classifier
+
+    tree = load_classifier(args.model)
+    labels = tree.predict(args.data)
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["prediction"])
+    for v in labels:
+        writer.writerow([v])
+    if args.output:
+        _write_atomic(args.output, buf.getvalue())
+    else:
+        sys.stdout.write(buf.getvalue())
+    return 0
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    from .classifier import load_classifier
+
+    tree = load_classifier(args.model)
+    print(tree.to_dot() if args.format == "dot" else tree.to_text())
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="odtc", description="Compile and solve odt programs (optimal decision trees).")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    c = sub.add_parser("check", help="parse and type-check a program against its data")
+    c.add_argument("program")
+    c.set_defaults(func=cmd_check)
+
+    s = sub.add_parser("solve", help="solve a program and print (or save) the verified classifier")
+    s.add_argument("program")
+    s.add_argument("-o", "--output", help="save the classifier as JSON")
+    s.add_argument("--time-limit", type=float, help="seconds; the best classifier found is returned")
+    s.add_argument("--backend", help="maxsat | auto (default: the program's solve directive, else auto)")
+    s.add_argument("--threads", type=int)
+    s.add_argument("--seed", type=int)
+    s.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    s.add_argument("--with-classifier", action="store_true", help="with --json: include the classifier")
+    s.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    s.add_argument("--verbose", action="store_true", help="print the solver log")
+    s.set_defaults(func=cmd_solve)
+
+    k = sub.add_parser("compile", help="write the solver input of a program")
+    k.add_argument("program")
+    k.add_argument("--to", choices=["wcnf", "cpmpy", "pyomo"])
+    k.add_argument("-o", "--output")
+    k.add_argument("--stats", action="store_true", help="print the IR size (variables, clauses, literals)")
+    k.add_argument("--legacy", action="store_true", help="WCNF: the pre-2022 format with a 'p wcnf' line")
+    k.set_defaults(func=cmd_compile)
+
+    r = sub.add_parser("predict", help="predict the rows of a CSV with a saved classifier")
+    r.add_argument("model")
+    r.add_argument("data")
+    r.add_argument("-o", "--output", help="write predictions as CSV")
+    r.set_defaults(func=cmd_predict)
+
+    d = sub.add_parser("render", help="print a saved classifier as text or Graphviz DOT")
+    d.add_argument("model")
+    d.add_argument("--format", choices=["text", "dot"], default="text")
+    d.set_defaults(func=cmd_render)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except OdtError as exc:
+        print(exc.render(), file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("odtc: interrupted", file=sys.stderr)
+        return 130
+    except Exception:  # noqa: BLE001 - the one place internal errors are turned into exit 2
+        print("odtc: internal error (please report it):", file=sys.stderr)
+        if os.environ.get("ODT_DEBUG"):
+            traceback.print_exc()
+        else:
+            etype, value, _ = sys.exc_info()
+            print(f"  {etype.__name__}: {value}  (set ODT_DEBUG=1 for the traceback)", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
