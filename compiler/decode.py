@@ -58,7 +58,8 @@ def decode_tree(values: Sequence[bool], enc: TreePathsEncoding, data: Dataset, i
         return Split(p, true_side, false_side)
 
     Xb = data.X[:, list(enc.features)] if enc.features else np.zeros((data.n_rows, 0), bool)
-    root = build(1, np.arange(data.n_rows), Xb)
+    rows = np.array(sorted(r for bk in enc.buckets for r in bk.rows), dtype=np.int64)
+    root = build(1, rows, Xb)
     return compact(Tree(tuple(used), data.classes, root, input_columns))
 
 

@@ -25,6 +25,9 @@ Clauses:
 Shapes other than the perfect tree (S1: "any shape within depth D") are represented as in
 the proof of the paper's Theorem 2: a node may test the constant pseudo-feature BOTTOM
 (always 0), which sends every row left; its right subtree is empty and decodes away.
+BOTTOM is always offered, so a node has a feature even when no column splits the data.
+Rows of weight 0 are in no bucket: they do not exist for the solver, and the decoder
+routes only the bucketed rows, so they never keep a split alive.
 """
 from __future__ import annotations
 
@@ -129,7 +132,7 @@ def encode_tree(b: ModelBuilder, depth: int, features: list[int], buckets: tuple
     """Add the variables and clauses of the path-bit encoding to ``b``; return the handles."""
     n_internal = (1 << depth) - 1
     n_leaves = 1 << depth
-    positions = list(range(len(features))) + ([BOTTOM] if count_size else [])
+    positions = list(range(len(features))) + [BOTTOM]
     F = {(q, p): b.new_bool(("F", q, p)) for q in range(1, n_internal + 1) for p in positions}
     X = {(u, j): b.new_bool(("X", u, j)) for u in range(len(buckets)) for j in range(depth)}
     if n_classes == 2:
@@ -144,6 +147,8 @@ def encode_tree(b: ModelBuilder, depth: int, features: list[int], buckets: tuple
                 for c2 in range(c1 + 1, n_classes):
                     b.clause((-C[v, c1], -C[v, c2]))
     U = {v: b.new_bool(("U", v)) for v in range(n_leaves)} if count_size else {}
+    if count_size:  # a tree has at least one leaf, even when no row carries weight
+        b.clause(U[v] for v in range(n_leaves))
     ok = {(u, c): b.new_bool(("ok", u, c)) for u, bk in enumerate(buckets) for c, _ in bk.class_weight}
 
     for q in range(1, n_internal + 1):  # (1) and optionally (2)
@@ -155,7 +160,7 @@ def encode_tree(b: ModelBuilder, depth: int, features: list[int], buckets: tuple
                     b.clause((-lits[i], -lits[j]))
 
     for u, bk in enumerate(buckets):
-        zeros = [p for p in range(len(features)) if not bk.x[p]] + ([BOTTOM] if count_size else [])
+        zeros = [p for p in range(len(features)) if not bk.x[p]] + [BOTTOM]
         ones = [p for p in range(len(features)) if bk.x[p]]
         # Algorithm 1: walk the tree; `guard` holds the literals that are false when u
         # reaches node q (so the clause reads "u reaches q and goes right => ...").

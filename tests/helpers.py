@@ -1,0 +1,157 @@
+"""Shared test helpers: a brute-force enumerator of every decision tree of bounded depth.
+
+Used as an oracle for odt's optimality claims on tiny binary datasets. Two independent
+implementations are provided and cross-checked in tests/compiler/test_bruteforce.py:
+
+* ``iter_trees`` / ``predict_tree``: a naive recursive generator of nested tuples, the
+  obviously-correct reference (slow: pure Python);
+* ``TreeTable`` / ``enumerate_trees``: the same set of trees, in the same order, enumerated
+  with numpy so that every tree's prediction vector is materialised at once (fast enough
+  to run on hundreds of hypothesis examples).
+
+Tree shapes: ``("leaf", c)`` or ``("split", f, if_true, if_false)`` where rows with
+feature ``f`` equal to 1 go to ``if_true`` (odt's convention). A tree of depth <= D is a
+leaf, or a split whose two children are trees of depth <= D - 1; every leaf may predict
+any class. Splits that send no row to one side are enumerated too (they never beat the
+tree without them, so optima are unaffected).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Iterator, Sequence
+
+import numpy as np
+
+TreeT = tuple
+
+
+# ---------------------------------------------------------------------------- reference (naive)
+def iter_trees(n_features: int, classes: Sequence[int], depth: int) -> Iterator[TreeT]:
+    """Every tree of depth <= ``depth``, leaves first, then splits by feature, true, false."""
+    for c in classes:
+        yield ("leaf", c)
+    if depth <= 0:
+        return
+    subtrees = list(iter_trees(n_features, classes, depth - 1))
+    for f in range(n_features):
+        for t in subtrees:
+            for e in subtrees:
+                yield ("split", f, t, e)
+
+
+def count_trees(n_features: int, n_classes: int, depth: int) -> int:
+    """T(0) = k; T(d) = k + f * T(d-1)^2."""
+    t = n_classes
+    for _ in range(depth):
+        t = n_classes + n_features * t * t
+    return t
+
+
+def predict_tree(tree: TreeT, x: Sequence[int]) -> int:
+    while tree[0] == "split":
+        tree = tree[2] if x[tree[1]] else tree[3]
+    return tree[1]
+
+
+def tree_leaves(tree: TreeT) -> int:
+    return 1 if tree[0] == "leaf" else tree_leaves(tree[2]) + tree_leaves(tree[3])
+
+
+def tree_depth(tree: TreeT) -> int:
+    return 0 if tree[0] == "leaf" else 1 + max(tree_depth(tree[2]), tree_depth(tree[3]))
+
+
+def tree_errors(tree: TreeT, X: np.ndarray, y: Sequence[int], w: Sequence[int] | None = None) -> int:
+    w = [1] * len(y) if w is None else w
+    return sum(int(wi) for x, yi, wi in zip(X, y, w) if predict_tree(tree, x) != yi)
+
+
+# ---------------------------------------------------------------------------- vectorised
+@dataclass(frozen=True)
+class TreeTable:
+    """All trees of depth <= ``depth``: row ``i`` of ``preds`` is tree ``i``'s prediction
+    on every data row; ``leaves[i]`` its number of leaves (decision nodes = leaves - 1)."""
+
+    depth: int
+    n_features: int
+    classes: tuple[int, ...]
+    preds: np.ndarray  # (T, n_rows) class labels
+    leaves: np.ndarray  # (T,)
+    sub: "TreeTable | None"  # the table of depth - 1 (children)
+
+    def __len__(self) -> int:
+        return len(self.leaves)
+
+    def describe(self, i: int) -> TreeT:
+        """The nested-tuple tree with index ``i`` (same order as ``iter_trees``)."""
+        k = len(self.classes)
+        if i < k:
+            return ("leaf", self.classes[i])
+        assert self.sub is not None
+        s = len(self.sub)
+        f, rest = divmod(i - k, s * s)
+        a, b = divmod(rest, s)
+        return ("split", f, self.sub.describe(a), self.sub.describe(b))
+
+    def errors(self, y: np.ndarray, w: np.ndarray | None = None) -> np.ndarray:
+        """Weighted misclassifications of every tree (integer weights)."""
+        wrong = self.preds != np.asarray(y)[None, :]
+        if w is None:
+            return wrong.sum(axis=1).astype(np.int64)
+        return (wrong * np.asarray(w, dtype=np.int64)[None, :]).sum(axis=1)
+
+
+def enumerate_trees(X: np.ndarray, classes: Sequence[int], depth: int) -> TreeTable:
+    X = np.asarray(X, dtype=bool)
+    n, nf = X.shape
+    classes = tuple(int(c) for c in classes)
+    k = len(classes)
+    leaf_preds = np.repeat(np.asarray(classes, dtype=np.int64)[:, None], n, axis=1)
+    leaf_sizes = np.ones(k, dtype=np.int64)
+    if depth <= 0:
+        return TreeTable(0, nf, classes, leaf_preds, leaf_sizes, None)
+    sub = enumerate_trees(X, classes, depth - 1)
+    s = len(sub)
+    preds = [leaf_preds]
+    sizes = [leaf_sizes]
+    for f in range(nf):
+        go = X[:, f][None, None, :]
+        preds.append(np.where(go, sub.preds[:, None, :], sub.preds[None, :, :]).reshape(s * s, n))
+        sizes.append((sub.leaves[:, None] + sub.leaves[None, :]).reshape(s * s))
+    return TreeTable(depth, nf, classes, np.concatenate(preds), np.concatenate(sizes), sub)
+
+
+@dataclass(frozen=True)
+class Optimum:
+    cost: Fraction
+    errors: int
+    leaves: int
+    tree: TreeT
+    n_trees: int  # how many trees were compared (after the size filter)
+
+
+def brute_force_optimum(X: np.ndarray, y: Sequence[int], depth: int, *, classes: Sequence[int] | None = None,
+                        w: Sequence[int] | None = None, alpha: Fraction | int | str = 0,
+                        max_leaves: int | None = None, table: TreeTable | None = None) -> Optimum:
+    """min over every tree of depth <= ``depth`` (with at most ``max_leaves`` leaves) of
+    ``errors + alpha * nodes``, computed exactly (``alpha`` as a Fraction)."""
+    y = np.asarray(y, dtype=np.int64)
+    if classes is None:
+        classes = sorted(set(int(v) for v in y))
+    if table is None:
+        table = enumerate_trees(X, classes, depth)
+    assert table.depth == depth
+    alpha = Fraction(alpha)
+    errs = table.errors(y, w)
+    nodes = table.leaves - 1
+    scaled = errs * alpha.denominator + nodes * alpha.numerator  # exact integers
+    if max_leaves is not None:
+        allowed = table.leaves <= max_leaves
+        scaled = np.where(allowed, scaled, np.iinfo(np.int64).max)
+        n_allowed = int(allowed.sum())
+    else:
+        n_allowed = len(table)
+    i = int(np.argmin(scaled))
+    return Optimum(Fraction(int(scaled[i]), alpha.denominator), int(errs[i]), int(table.leaves[i]),
+                   table.describe(i), n_allowed)
