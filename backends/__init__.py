@@ -10,13 +10,14 @@ from odt.compiler import ir
 from odt.compiler.errors import OdtError
 
 from .base import Backend, Capability, required_capabilities
+from .to_cpmpy import CpBackend
+from .to_pyomo import MilpBackend
 from .to_wcnf import MaxSatBackend
 
-BACKENDS: dict[str, type[Backend]] = {"maxsat": MaxSatBackend}
+#: the order is the preference of ``auto`` among backends that accept a program
+BACKENDS: dict[str, type[Backend]] = {"maxsat": MaxSatBackend, "cp": CpBackend, "milp": MilpBackend}
 #: backends the language names that this version does not ship yet, and why
 PLANNED = {
-    "cp": "the CPMpy / CP-SAT backend",
-    "milp": "the Pyomo / HiGHS MILP backend",
     "dp": "the ConTree dynamic-programming backend",
 }
 

@@ -76,7 +76,8 @@ class Artifact:
     """What ``emit`` produces: the text (or object) and a suggested file suffix."""
 
     suffix: str
-    text: str
+    content: str | bytes
+    extra: dict = field(default_factory=dict)  # further files: suffix -> content
 
 
 def required_capabilities(model: ir.Model) -> dict[Capability, ir.Origin | None]:

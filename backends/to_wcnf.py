@@ -17,14 +17,13 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from fractions import Fraction
-from math import lcm
 
 from pysat.examples.rc2 import RC2, RC2Stratified
 from pysat.formula import WCNF
 from pysat.solvers import Solver
 
 from odt.compiler import ir
-from odt.compiler.encode import pb
+from odt.compiler.encode import objective, pb
 
 from .base import Artifact, Backend, BackendResult, Capability, Progress, SolveOptions, Status, Stopwatch
 
@@ -34,9 +33,7 @@ class WeightedCnf:
     n_vars: int
     hard: tuple[tuple[int, ...], ...]
     soft: tuple[tuple[tuple[int, ...], int], ...]
-    offset: Fraction  # objective value = (sum of violated soft weights) / scale + offset
-    scale: int
-    level_scales: tuple[tuple[int, int], ...]  # per level: (integer scale, multiplier in the combined weight)
+    objective: objective.Combined
 
 
 def to_wcnf(model: ir.Model) -> WeightedCnf:
@@ -52,37 +49,10 @@ def to_wcnf(model: ir.Model) -> WeightedCnf:
         terms, rhs = pb.integer_row(row.terms, row.rhs)
         enc = {"<=": pb.at_most, ">=": pb.at_least, "==": pb.equal}[row.op]
         hard.extend(tuple(c) for c in enc(terms, rhs, new_var))
-    # objective levels, least important last; each level's weights are integers after scaling
-    levels = []
-    for obj in model.objectives:
-        scale = 1
-        for c, _ in obj.terms:
-            scale = lcm(scale, c.denominator)
-        soft_level: dict[int, int] = {}
-        constant = obj.constant * scale
-        for c, lit in obj.terms:
-            w = int(c * scale)
-            if w > 0:
-                soft_level[-lit] = soft_level.get(-lit, 0) + w
-            elif w < 0:
-                soft_level[lit] = soft_level.get(lit, 0) - w
-                constant += w
-        levels.append((soft_level, scale, constant))
-    soft: list[tuple[tuple[int, ...], int]] = []
-    multiplier = 1
-    level_scales = []
-    for soft_level, scale, constant in reversed(levels):
-        for lit, w in soft_level.items():
-            if w > 0:
-                soft.append(((lit,), w * multiplier))
-        level_scales.append((scale, multiplier))
-        multiplier *= sum(soft_level.values()) + 1
-    level_scales.reverse()
-    offset = Fraction(0)
-    first_scale = level_scales[0] if level_scales else (1, 1)
-    if levels:
-        offset = Fraction(levels[0][2], levels[0][1])
-    return WeightedCnf(top[0], tuple(hard), tuple(soft), offset, first_scale[0], tuple(level_scales))
+    combined = objective.combine(model.objectives)
+    # a true literal with weight w costs w: the soft clause is its negation
+    soft = tuple(((-lit,), w) for w, lit in combined.weights if w > 0)
+    return WeightedCnf(top[0], tuple(hard), soft, combined)
 
 
 def write_wcnf(w: WeightedCnf, legacy: bool = False) -> str:
@@ -108,21 +78,43 @@ class MaxSatBackend(Backend):
         return Artifact("wcnf", write_wcnf(to_wcnf(model), legacy))
 
     def solve(self, model: ir.Model, options: SolveOptions) -> BackendResult:
+        """RC2 to optimality; with a time limit, first a linear SAT-UNSAT search for a
+        good incumbent (30% of the budget), then RC2 for the rest, whose core-guided cost
+        is the proven bound if it does not finish."""
         clock = Stopwatch()
         w = to_wcnf(model)
+        if any(len(c) == 0 for c in w.hard):
+            return BackendResult(Status.INFEASIBLE, None, None, None, clock.elapsed(), "empty hard clause")
+        solver_name = options.extra.get("solver", "g3")
+        best: tuple[bool, ...] | None = None
+        best_cost: int | None = None
+        lower = 0
+        log = []
+
+        def report(cost: int | None, bound: int) -> None:
+            if options.on_progress is not None:
+                inc = None if cost is None else w.objective.first_level_bound(cost)
+                options.on_progress(Progress(clock.elapsed(), inc, w.objective.first_level_bound(bound)))
+
+        if options.time_limit is not None:
+            lsu = linear_search(w, solver_name, deadline=clock.start + 0.3 * options.time_limit,
+                                on_improve=lambda cost: report(cost, lower))
+            if lsu.infeasible:
+                return BackendResult(Status.INFEASIBLE, None, None, None, clock.elapsed(), "hard clauses unsatisfiable")
+            best, best_cost = lsu.values, lsu.cost
+            log.append(f"linear search: {lsu.iterations} models, best cost {lsu.cost}")
+            if lsu.optimal:
+                return self._finish(model, w, best, True, clock, log, report)
         formula = WCNF()
         for c in w.hard:
             formula.append(list(c))
         for c, wt in w.soft:
             formula.append(list(c), weight=wt)
-        if any(len(c) == 0 for c in w.hard):
-            return BackendResult(Status.INFEASIBLE, None, None, None, clock.elapsed(), "empty hard clause")
-        solver_name = options.extra.get("solver", "g3")
         distinct = len({wt for _, wt in w.soft})
         cls = RC2Stratified if distinct > 1 else RC2
         rc2 = cls(formula, solver=solver_name, adapt=True, exhaust=True, minz=True, verbose=0)
-        timer = None
         interrupted = threading.Event()
+        timer = None
         if options.time_limit is not None:
             def fire() -> None:
                 interrupted.set()
@@ -131,40 +123,86 @@ class MaxSatBackend(Backend):
             timer.daemon = True
             timer.start()
         try:
-            model_lits = rc2.compute(expect_interrupt=True) if options.time_limit is not None else rc2.compute()
+            found = rc2.compute(expect_interrupt=True) if timer is not None else rc2.compute()
         finally:
             if timer is not None:
                 timer.cancel()
-        lower = Fraction(rc2.cost)
-        if model_lits is not None:
-            values = _values(model_lits, w.n_vars)
-            levels = _level_values(model, values)
-            status = Status.OPTIMAL
-            bound = levels[0] if levels else None
-        elif interrupted.is_set():
-            rc2.delete()
-            values = _feasible(w, grace=min(5.0, max(1.0, 0.05 * (options.time_limit or 0))))
-            if values is None:
-                return BackendResult(Status.UNKNOWN, None, None, self._bound(w, lower), clock.elapsed(), "interrupted")
-            levels = _level_values(model, values)
-            status = Status.FEASIBLE
-            bound = self._bound(w, lower)
-        else:
-            rc2.delete()
+        lower = int(rc2.cost)
+        rc2.delete()
+        log.append(f"RC2 ({cls.__name__}, {solver_name}): {len(w.hard)} hard, {len(w.soft)} soft clauses")
+        if found is not None:
+            return self._finish(model, w, _values(found, w.n_vars), True, clock, log, report)
+        if not interrupted.is_set():
             return BackendResult(Status.INFEASIBLE, None, None, None, clock.elapsed(), "hard clauses unsatisfiable")
-        if model_lits is not None:
-            rc2.delete()
-        if options.on_progress is not None and levels:
-            options.on_progress(Progress(clock.elapsed(), levels[0], bound))
-        return BackendResult(status, values, tuple(levels), bound, clock.elapsed(),
-                             f"RC2 ({cls.__name__}, {solver_name}): {len(w.hard)} hard, {len(w.soft)} soft clauses")
+        bound = w.objective.first_level_bound(lower)
+        if best is None:
+            return BackendResult(Status.UNKNOWN, None, None, bound, clock.elapsed(), "; ".join(log + ["interrupted"]))
+        report(best_cost, lower)
+        levels = objective.level_values(model.objectives, best)
+        return BackendResult(Status.FEASIBLE, best, tuple(levels), bound, clock.elapsed(), "; ".join(log))
 
     @staticmethod
-    def _bound(w: WeightedCnf, cost: Fraction) -> Fraction | None:
-        if not w.level_scales:
-            return None
-        scale, multiplier = w.level_scales[0]
-        return Fraction(int(cost) // multiplier, scale) + w.offset
+    def _finish(model: ir.Model, w: WeightedCnf, values: tuple[bool, ...], optimal: bool, clock: Stopwatch,
+                log: list[str], report) -> BackendResult:
+        levels = objective.level_values(model.objectives, values)
+        cost = sum(wt for (lit,), wt in w.soft if not ir.lit_value(values, lit))
+        report(cost, cost)
+        return BackendResult(Status.OPTIMAL, values, tuple(levels), levels[0] if levels else None, clock.elapsed(),
+                             "; ".join(log))
+
+
+@dataclass
+class LinearSearch:
+    values: tuple[bool, ...] | None
+    cost: int | None
+    optimal: bool
+    infeasible: bool
+    iterations: int
+
+
+def linear_search(w: WeightedCnf, solver_name: str, deadline: float, on_improve) -> LinearSearch:
+    """SAT-UNSAT linear search: find a model, then demand a cheaper one (the cost bound as
+    a pseudo-Boolean row over the violated soft clauses), until UNSAT or the deadline.
+    Each step is an ordinary SAT call on one incremental solver, so learnt clauses stay."""
+    import time
+
+    top = [w.n_vars]
+
+    def new_var() -> int:
+        top[0] += 1
+        return top[0]
+
+    best: tuple[bool, ...] | None = None
+    cost: int | None = None
+    iterations = 0
+    with Solver(name=solver_name, bootstrap_with=[list(c) for c in w.hard]) as s:
+        # prefer satisfying soft clauses: the first models are then already good ones
+        s.set_phases([lit for (lit,), _ in w.soft])
+        while True:
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                return LinearSearch(best, cost, False, False, iterations)
+            timer = threading.Timer(remaining, s.interrupt)
+            timer.daemon = True
+            timer.start()
+            try:
+                sat = s.solve_limited(expect_interrupt=True)
+            finally:
+                timer.cancel()
+                s.clear_interrupt()
+            if sat is None:
+                return LinearSearch(best, cost, False, False, iterations)
+            if not sat:
+                return LinearSearch(best, cost, best is not None, best is None, iterations)
+            iterations += 1
+            best = _values(s.get_model(), w.n_vars)
+            cost = sum(wt for (lit,), wt in w.soft if not ir.lit_value(best, lit))
+            on_improve(cost)
+            if cost == 0:
+                return LinearSearch(best, cost, True, False, iterations)
+            # violated soft clause (lit) means lit is false: sum(wt * not lit) <= cost - 1
+            for clause in pb.at_most([(wt, -lit) for (lit,), wt in w.soft], cost - 1, new_var):
+                s.add_clause(clause)
 
 
 def _values(lits: list[int], n: int) -> tuple[bool, ...]:
@@ -173,28 +211,3 @@ def _values(lits: list[int], n: int) -> tuple[bool, ...]:
         if abs(l) <= n:
             vals[abs(l)] = l > 0
     return tuple(vals)
-
-
-def _level_values(model: ir.Model, values: tuple[bool, ...]) -> list[Fraction]:
-    out = []
-    for obj in model.objectives:
-        total = Fraction(obj.constant)
-        for c, lit in obj.terms:
-            if ir.lit_value(values, lit):
-                total += c
-        out.append(total)
-    return out
-
-
-def _feasible(w: WeightedCnf, grace: float) -> tuple[bool, ...] | None:
-    """A model of the hard clauses alone (the incumbent after an interrupt), or None."""
-    with Solver(name="g3", bootstrap_with=[list(c) for c in w.hard]) as s:
-        timer = threading.Timer(grace, s.interrupt)
-        timer.start()
-        try:
-            ok = s.solve_limited(expect_interrupt=True)
-        finally:
-            timer.cancel()
-        if ok:
-            return _values(s.get_model(), w.n_vars)
-    return None

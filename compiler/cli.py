@@ -17,11 +17,14 @@ from pathlib import Path
 from .errors import OdtError
 
 
-def _write_atomic(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file, so nothing is half-written."""
+def _write_atomic(path: str, content: str | bytes) -> None:
+    """Write ``content`` to ``path`` through a temporary file, so nothing is half-written."""
     target = Path(path)
     tmp = target.with_name(target.name + ".tmp")
-    tmp.write_text(text)
+    if isinstance(content, bytes):
+        tmp.write_bytes(content)
+    else:
+        tmp.write_text(content)
     os.replace(tmp, target)
 
 
@@ -99,12 +102,19 @@ def cmd_compile(args: argparse.Namespace) -> int:
             return 0
     target = args.to or "wcnf"
     backend = {"wcnf": "maxsat", "cpmpy": "cp", "pyomo": "milp"}[target]
-    text = prog.emit(backend, legacy=True) if args.legacy else prog.emit(backend)
-    if args.output:
-        _write_atomic(args.output, text)
-        print(f"wrote {args.output}", file=sys.stderr)
-    else:
-        sys.stdout.write(text)
+    art = prog.emit(backend, legacy=True) if args.legacy and target == "wcnf" else prog.emit(backend)
+    if not args.output:
+        if isinstance(art.content, bytes):
+            raise OdtError(f"--to {target} writes a binary file: give it a name with -o")
+        sys.stdout.write(art.content)
+        return 0
+    out = Path(args.output)
+    files = {out if out.suffix else out.with_suffix("." + art.suffix): art.content}
+    for suffix, content in art.extra.items():
+        files[out.with_suffix("." + suffix)] = content
+    for path, content in files.items():
+        _write_atomic(str(path), content)
+        print(f"wrote {path}", file=sys.stderr)
     return 0
 
 
@@ -145,7 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("program")
     s.add_argument("-o", "--output", help="save the classifier as JSON")
     s.add_argument("--time-limit", type=float, help="seconds; the best classifier found is returned")
-    s.add_argument("--backend", help="maxsat | auto (default: the program's solve directive, else auto)")
+    s.add_argument("--backend", help="maxsat | cp | milp | auto (default: the program's solve directive, else auto)")
     s.add_argument("--threads", type=int)
     s.add_argument("--seed", type=int)
     s.add_argument("--json", action="store_true", help="print one JSON object on stdout")

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from odt.backends import capabilities, choose_backend, get_backend
-from odt.backends.base import BackendResult, Progress, SolveOptions, Status
+from odt.backends.base import Artifact, BackendResult, Progress, SolveOptions, Status
 
 from . import ir
 from .check import check, load_table
@@ -102,11 +102,11 @@ class Program:
         name = requested or self.checked.solve.backend
         return choose_backend(self.model) if name == "auto" else name
 
-    def emit(self, backend: str = "maxsat", **kwargs: Any) -> str:
+    def emit(self, backend: str = "maxsat", **kwargs: Any) -> Artifact:
+        """The solver input of ``backend`` (WCNF text, a pickled CPMpy model, LP + MPS)."""
         b = get_backend(backend)
-        others = capabilities()
-        b.check_capabilities(self.model, others)
-        return b.emit(self.model, **kwargs).text
+        b.check_capabilities(self.model, capabilities())
+        return b.emit(self.model, **kwargs)
 
     def solve(self, backend: str | None = None, time_limit: float | None = None, threads: int | None = None,
               seed: int | None = None, verbose: bool = False,

@@ -1,0 +1,801 @@
+"""ConTree: optimal depth-limited classification trees on continuous features.
+
+Pure-numpy implementation of the dynamic-programming / branch-and-bound algorithm of
+Brita, van der Linden and Demirović, *Optimal Classification Trees for Continuous Feature
+Data Using Dynamic Programming with Branch-and-Bound* (AAAI 2025, "ConTree").
+
+The recursion is the paper's Eqs. (4)-(6)::
+
+    CT(D, 0)    = min_y  sum_{(x, y') in D} w * [y != y']                 (leaf)
+    CT(D, d)    = min_f  Branch(D, d, f)                                  (Eq. 4)
+    Branch      = min_{tau in S^f} Split(D, d, f, tau)                    (Eq. 5)
+    Split       = CT(D(f <= tau), d - 1) + CT(D(f > tau), d - 1)          (Eq. 6)
+
+where ``S^f`` are the midpoints between consecutive distinct values of ``f`` (Eq. 1).
+``Branch`` is evaluated with Alg. 1: the candidate thresholds of one feature form an
+interval set ``Q`` that is shrunk with the three lower-bounding rules derived from the
+similarity lower bound (Eq. 3, Theorem 1):
+
+* neighbourhood pruning (NB, Corollary 1, Eqs. 7-9),
+* interval shrinking (IS, Eqs. 10-11 and Theorem 2),
+* sub-interval pruning (SP, Theorem 3, Eq. 12).
+
+Sub-problems with two levels left are solved by the depth-two subroutine (Alg. 2 /
+Eq. 13), vectorised here over every second-level feature and threshold at once with
+cumulative class-weight sums over the pre-sorted data.  Sub-problems are cached on
+(set of rows, remaining depth), like the paper (and MurTree) do.
+
+Beyond the paper: row weights (weighted misclassifications; the similarity bound uses the
+weight of moved rows instead of their number), a minimum number of (unweighted) rows per
+leaf, an initial upper bound from a greedy tree, a time limit with anytime result, and a
+deterministic tie rule: a leaf beats a split of equal cost, then the lowest feature index,
+then the lowest threshold (at every node); leaf labels take the lowest class index on ties.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import numpy as np
+
+__all__ = [
+    "DPLeaf",
+    "DPSplit",
+    "DPNode",
+    "PruningRules",
+    "DPResult",
+    "optimal_tree",
+    "predict",
+    "errors",
+]
+
+
+# --------------------------------------------------------------------------- public types
+
+
+@dataclass(frozen=True, slots=True)
+class DPLeaf:
+    """A leaf predicting class ``label``."""
+
+    label: int
+
+
+@dataclass(frozen=True, slots=True)
+class DPSplit:
+    """A branching node: a row goes LEFT iff ``x[feature] <= threshold``."""
+
+    feature: int
+    threshold: float
+    left: "DPNode"
+    right: "DPNode"
+
+
+DPNode = DPLeaf | DPSplit
+
+
+@dataclass(frozen=True, slots=True)
+class PruningRules:
+    """Switches for the three pruning rules of Alg. 1 (all sound; off only for testing)."""
+
+    neighbourhood: bool = True
+    interval_shrinking: bool = True
+    sub_interval: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class DPResult:
+    """Outcome of :func:`optimal_tree`.
+
+    ``cost`` is the weighted misclassification of ``tree`` on the training data,
+    ``lower_bound`` a proven lower bound on the optimum; ``status`` is ``"optimal"`` when
+    they coincide (search finished, ``max_gap == 0``) and ``"feasible"`` otherwise
+    (time limit hit -- ``stats["timed_out"]`` -- or a positive ``max_gap``).
+    """
+
+    tree: DPNode
+    cost: float
+    lower_bound: float
+    status: str
+    seconds: float
+    stats: dict = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def predict(tree: DPNode, X: np.ndarray) -> np.ndarray:
+    """Class predicted by ``tree`` for every row of ``X`` (vectorised per node)."""
+    X = np.asarray(X, dtype=np.float64)
+    out = np.empty(X.shape[0], dtype=np.int64)
+
+    def walk(node: DPNode, idx: np.ndarray) -> None:
+        if isinstance(node, DPLeaf):
+            out[idx] = node.label
+            return
+        go_left = X[idx, node.feature] <= node.threshold
+        walk(node.left, idx[go_left])
+        walk(node.right, idx[~go_left])
+
+    walk(tree, np.arange(X.shape[0]))
+    return out
+
+
+def errors(tree: DPNode, X: np.ndarray, y: np.ndarray, weights: Optional[np.ndarray] = None) -> float:
+    """Weighted number of rows of ``(X, y)`` that ``tree`` misclassifies."""
+    wrong = predict(tree, X) != np.asarray(y)
+    if weights is None:
+        return float(np.count_nonzero(wrong))
+    return float(np.asarray(weights, dtype=np.float64)[wrong].sum())
+
+
+def tree_depth(tree: DPNode) -> int:
+    """Number of branching levels of ``tree`` (a single leaf has depth 0)."""
+    if isinstance(tree, DPLeaf):
+        return 0
+    return 1 + max(tree_depth(tree.left), tree_depth(tree.right))
+
+
+# --------------------------------------------------------------------------- internals
+
+
+class _Timeout(Exception):
+    """Raised inside the search when the time limit is reached."""
+
+
+@dataclass(slots=True)
+class _Res:
+    """Result of a bounded sub-problem search ``CT(D, d, B)``.
+
+    ``tree``/``cost`` hold the best tree if one with cost <= B was found (then it is
+    optimal up to the node's gap); ``lb`` is a proven lower bound on the optimum.
+    """
+
+    cost: float
+    tree: Optional[DPNode]
+    lb: float
+
+
+class _Node:
+    """A (sub)dataset: its rows and, per feature, the rows sorted by that feature.
+
+    ``order[f]`` lists the row ids sorted by feature ``f`` (stable), ``vals[f]`` the sorted
+    values.  Splitting preserves the order, so children are filtered, never re-sorted
+    (Sec. "Depth-Two Subroutine": "we sort the dataset once in the beginning").
+    """
+
+    __slots__ = ("rows", "m", "order", "vals", "_ys", "_call", "_wcum", "_key", "counts")
+
+    def __init__(self, rows: np.ndarray, order: np.ndarray, vals: np.ndarray) -> None:
+        self.rows = rows
+        self.m = int(rows.shape[0])
+        self.order = order
+        self.vals = vals
+        self._ys: Optional[np.ndarray] = None
+        self._call: Optional[np.ndarray] = None
+        self._wcum: Optional[np.ndarray] = None
+        self._key: Optional[bytes] = None
+        self.counts: Optional[np.ndarray] = None
+
+
+class _Solver:
+    """State of one :func:`optimal_tree` call (data, cache, bounds, statistics)."""
+
+    def __init__(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        w: np.ndarray,
+        n_classes: int,
+        depth: int,
+        min_leaf: int,
+        max_gap: float,
+        deadline: float,
+        pruning: PruningRules,
+        on_progress: Optional[Callable[[float, float, float], None]],
+        start: float,
+    ) -> None:
+        self.X = X
+        self.y = y
+        self.w = w
+        self.n, self.p = X.shape
+        self.K = n_classes
+        self.depth = depth
+        self.min_leaf = min_leaf
+        self.max_gap = max_gap
+        self.deadline = deadline
+        # The similarity lower bound (Eq. 3) needs theta(D) to be monotone in D, which a
+        # minimum leaf size breaks (a tree for more rows can violate it on fewer rows), so
+        # NB / IS / SP are only sound -- and only used -- when min_leaf == 1.
+        self.monotone = min_leaf == 1
+        self.pruning = pruning if self.monotone else PruningRules(False, False, False)
+        self.on_progress = on_progress
+        self.start = start
+        total = float(w.sum())
+        self.integral = bool(np.all(w == np.round(w))) and total < 2**31
+        self.unit = bool(np.all(w == 1.0))
+        self.dtype = np.int32 if self.integral else np.float64
+        # Tolerances turning "strictly better" / "at least as good" into inclusive bounds.
+        self.tol = 1e-9 * max(total, 1.0)
+        self.d_strict = 1.0 if self.integral else self.tol
+        self.d_tie = 0.5 if self.integral else self.tol
+        onehot = np.zeros((self.K, self.n), dtype=self.dtype)
+        onehot[y, np.arange(self.n)] = w.astype(self.dtype)
+        self.onehot = onehot  # (K, n) class weight of every row
+        self.big = np.iinfo(np.int32).max // 4 if self.integral else np.inf
+        self.wd = w.astype(self.dtype)
+        self.cache: dict[tuple[int, bytes], object] = {}
+        self.scratch_mask = np.zeros(self.n, dtype=bool)
+        self.scratch_pos = np.zeros(self.n, dtype=np.int32)
+        self.stats = {
+            "ct_calls": 0,
+            "cache_hits": 0,
+            "d2_calls": 0,
+            "d1_calls": 0,
+            "splits_evaluated": 0,
+            "intervals_pruned_sp": 0,
+        }
+        # root anytime state
+        self.root_cost = math.inf
+        self.root_tree: Optional[DPNode] = None
+        self.root_lb = 0.0
+        self.root_feature = -1
+        self.root_branch = None
+        self.root_current: Optional[tuple[int, int]] = None
+
+    # ---------------------------------------------------------------- bookkeeping
+
+    def check_time(self) -> None:
+        if time.perf_counter() > self.deadline:
+            raise _Timeout
+
+    def gap_total(self, level: int) -> float:
+        """Gap budget of a node at ``level``: half is used locally, a quarter per child."""
+        return self.max_gap / (4.0**level)
+
+    def lb_after_fail(self, bound: float) -> float:
+        """Lower bound on an optimum proven to exceed the inclusive bound ``bound``."""
+        if self.integral:
+            return float(math.floor(bound + 1e-9) + 1)
+        return bound + self.tol
+
+    # ---------------------------------------------------------------- datasets
+
+    def root_node(self) -> _Node:
+        order = np.argsort(self.X, axis=0, kind="stable").T.astype(np.int32, copy=False)
+        order = np.ascontiguousarray(order)
+        vals = np.take_along_axis(self.X.T, order, axis=1)
+        return _Node(np.arange(self.n, dtype=np.int32), order, vals)
+
+    def children(self, node: _Node, f: int, z: int) -> tuple[_Node, _Node]:
+        """Split ``node`` after sorted position ``z`` of feature ``f`` (Eq. 6)."""
+        mask = self.scratch_mask
+        left_rows_unsorted = node.order[f, : z + 1]
+        mask[left_rows_unsorted] = True
+        in_left = mask[node.rows]
+        rows_l = node.rows[in_left]
+        rows_r = node.rows[~in_left]
+        sel = mask[node.order]
+        mask[left_rows_unsorted] = False
+        p = self.p
+        ml = rows_l.shape[0]
+        left = _Node(rows_l, node.order[sel].reshape(p, ml), node.vals[sel].reshape(p, ml))
+        nsel = ~sel
+        right = _Node(rows_r, node.order[nsel].reshape(p, -1), node.vals[nsel].reshape(p, -1))
+        return left, right
+
+    def ys(self, node: _Node) -> np.ndarray:
+        """Class weights in every feature's sorted order, shape (K, p, m)."""
+        if node._ys is None:
+            node._ys = self.onehot[:, node.order]
+        return node._ys
+
+    def call(self, node: _Node) -> np.ndarray:
+        """Cumulative class weights along every feature's sorted order, shape (K, p, m)."""
+        if node._call is None:
+            node._call = np.cumsum(self.ys(node), axis=2, dtype=self.dtype)
+        return node._call
+
+    def wcum(self, node: _Node) -> np.ndarray:
+        """Cumulative row weight along every feature's sorted order, shape (p, m)."""
+        if node._wcum is None:
+            node._wcum = np.cumsum(self.w[node.order], axis=1)
+        return node._wcum
+
+    def key(self, node: _Node, d: int) -> tuple[int, bytes]:
+        if node._key is None:
+            node._key = node.rows.tobytes()
+        return (d, node._key)
+
+    def leaf(self, node: _Node) -> tuple[float, int]:
+        """Eq. (4), d = 0: cost and label of the best leaf (lowest class on ties)."""
+        cw = np.bincount(self.y[node.rows], weights=self.w[node.rows], minlength=self.K)
+        label = int(np.argmax(cw))
+        return float(cw.sum() - cw[label]), label
+
+    def cuts(self, node: _Node, f: int) -> np.ndarray:
+        """Candidate split positions ``z`` (last row going left) of feature ``f`` (Eq. 1)."""
+        v = node.vals[f]
+        z = np.flatnonzero(v[1:] > v[:-1])
+        ml = self.min_leaf
+        if ml > 1:
+            z = z[(z + 1 >= ml) & (node.m - z - 1 >= ml)]
+        return z
+
+    def valid_positions(self, node: _Node) -> np.ndarray:
+        """Boolean (p, m): a split after sorted position i is a distinct-value boundary."""
+        v = node.vals
+        valid = np.zeros(v.shape, dtype=bool)
+        valid[:, :-1] = v[:, 1:] > v[:, :-1]
+        return valid
+
+    @staticmethod
+    def threshold(node: _Node, f: int, z: int) -> float:
+        a = float(node.vals[f, z])
+        b = float(node.vals[f, z + 1])
+        t = (a + b) / 2.0
+        return t if a <= t < b else a
+
+    # ---------------------------------------------------------------- depth one
+
+    def depth_one(self, node: _Node) -> tuple[float, DPNode]:
+        """Exact optimal depth-one tree (Eq. 4 with d = 1), vectorised over all splits."""
+        self.stats["d1_calls"] += 1
+        cost_leaf, label = self.leaf(node)
+        m = node.m
+        if cost_leaf <= 0.0 or m < 2 * self.min_leaf or m < 2:
+            return cost_leaf, DPLeaf(label)
+        C = self.call(node)  # (K, p, m)
+        tot = C[:, 0, -1]
+        err = _two_side_errors(C, tot)
+        valid = self.valid_positions(node)
+        if self.min_leaf > 1:
+            pos = np.arange(1, m + 1)
+            valid &= ((pos >= self.min_leaf) & (m - pos >= self.min_leaf))[None, :]
+        err = np.where(valid, err, self.big)
+        best = float(err.min())
+        if not best < cost_leaf - self.d_strict / 2:  # a leaf wins ties
+            return cost_leaf, DPLeaf(label)
+        flat = int(np.flatnonzero(err.ravel() <= best + self.tol / 2)[0])
+        f, z = divmod(flat, m)
+        lab_l = int(np.argmax(C[:, f, z]))
+        lab_r = int(np.argmax(tot - C[:, f, z]))
+        return best, DPSplit(f, self.threshold(node, f, z), DPLeaf(lab_l), DPLeaf(lab_r))
+
+    # ---------------------------------------------------------------- depth two (Alg. 2)
+
+    def d2_split(self, node: _Node, f1: int, P: np.ndarray, z: int, want_tree: bool):
+        """Alg. 2 ``D2Split(D, f1, w)``: optimal left and right depth-one subtrees of the
+        root split "position in ``f1``-order <= z", for all second features at once.
+
+        ``P[f2, i]`` is the position in ``f1``'s order of the row at position ``i`` of
+        ``f2``'s order.  The class counts of Eq. (13) are cumulative sums of the class
+        weights of the rows going left, taken along every ``f2`` order at once.
+        Returns ``(theta_L, theta_R, tree_or_None)``.
+        """
+        self.stats["d2_calls"] += 1
+        M = P <= z  # (p, m): row at f2-position i goes left at the root
+        ys = self.ys(node)
+        call = self.call(node)
+        CL = np.cumsum(ys * M, axis=2, dtype=self.dtype)  # (K, p, m) left-subset counts
+        CR = call - CL
+        totL = CL[:, 0, -1]
+        totR = call[:, 0, -1] - totL
+        errL = _two_side_errors(CL, totL)
+        errR = _two_side_errors(CR, totR)
+        valid = self.d2_valid(node)
+        if self.min_leaf > 1:
+            cntL = CL.sum(axis=0) if self.unit else np.cumsum(M, axis=1)
+            nL = cntL[:, -1:]
+            cntR = np.arange(1, node.m + 1)[None, :] - cntL
+            nR = node.m - nL
+            ml = self.min_leaf
+            okL = valid & (cntL >= ml) & (nL - cntL >= ml)
+            okR = valid & (cntR >= ml) & (nR - cntR >= ml)
+            errL = np.where(okL, errL, self.big)
+            errR = np.where(okR, errR, self.big)
+        else:
+            errL = np.where(valid, errL, self.big)
+            errR = np.where(valid, errR, self.big)
+        leafL = float(totL.sum() - totL.max())
+        leafR = float(totR.sum() - totR.max())
+        bestL = float(errL.min())
+        bestR = float(errR.min())
+        thL = bestL if bestL < leafL - self.d_strict / 2 else leafL
+        thR = bestR if bestR < leafR - self.d_strict / 2 else leafR
+        if not want_tree:
+            return thL, thR, None
+        tl = self._d2_side(node, CL, totL, errL, thL, leafL)
+        tr = self._d2_side(node, CR, totR, errR, thR, leafR)
+        zpos = z  # position in f1 order
+        return thL, thR, DPSplit(f1, self.threshold(node, f1, zpos), tl, tr)
+
+    def _d2_side(self, node, C, tot, err, theta, leaf_cost) -> DPNode:
+        if theta == leaf_cost:
+            return DPLeaf(int(np.argmax(tot)))
+        flat = int(np.flatnonzero(err.ravel() <= theta + self.tol / 2)[0])
+        f, z = divmod(flat, node.m)
+        return DPSplit(
+            f,
+            self.threshold(node, f, z),
+            DPLeaf(int(np.argmax(C[:, f, z]))),
+            DPLeaf(int(np.argmax(tot - C[:, f, z]))),
+        )
+
+    def d2_valid(self, node: _Node) -> np.ndarray:
+        if node.counts is None:
+            node.counts = self.valid_positions(node)
+        return node.counts
+
+    # ---------------------------------------------------------------- CT (Eq. 4)
+
+    def solve(self, node: _Node, d: int, bound: float, level: int) -> _Res:
+        """``CT(D, d, B)``: an optimal tree if one with cost <= ``bound`` exists (Eq. 4)."""
+        self.stats["ct_calls"] += 1
+        key = self.key(node, d)
+        entry = self.cache.get(key)
+        if entry is not None:
+            self.stats["cache_hits"] += 1
+            if isinstance(entry, _Res):  # solved sub-problem
+                return entry
+            if entry > bound:  # proven lower bound exceeds what the caller needs
+                return _Res(math.inf, None, entry)
+        res = self._solve(node, d, bound, level)
+        if res.tree is not None:
+            self.cache[key] = res
+        else:
+            prev = self.cache.get(key)
+            self.cache[key] = res.lb if prev is None else max(prev, res.lb)
+        return res
+
+    def _solve(self, node: _Node, d: int, bound: float, level: int) -> _Res:
+        cost_leaf, label = self.leaf(node)
+        gap_node = self.gap_total(level)
+        if d == 0 or cost_leaf <= 0.0 or node.m < 2 * self.min_leaf:
+            return _Res(cost_leaf, DPLeaf(label), cost_leaf)
+        if d == 1:
+            c, t = self.depth_one(node)
+            return _Res(c, t, c)
+        inc = _Incumbent(bound, self.d_strict, self.d_tie)
+        if cost_leaf <= bound:
+            inc.set(cost_leaf, DPLeaf(label), -1, -1)
+        for f in range(self.p):
+            if inc.tree is not None and inc.cost <= 0.0:
+                break  # "if theta_opt = 0 then break" (Alg. 1)
+            self.check_time()
+            if level == 0:
+                self.root_feature = f
+            self.branch(node, d, f, inc, level, gap_node / 2.0)
+        if inc.tree is not None:
+            return _Res(inc.cost, inc.tree, max(0.0, inc.cost - gap_node))
+        return _Res(math.inf, None, self.lb_after_fail(bound - gap_node))
+
+    # ---------------------------------------------------------------- Branch (Alg. 1)
+
+    def branch(self, node: _Node, d: int, f: int, inc: "_Incumbent", level: int, gap: float) -> None:
+        """Alg. 1 ``Branch(D, d, f, UB)``: search the thresholds of feature ``f``.
+
+        Updates ``inc`` in place.  ``gap`` is this node's share of ``max_gap`` ("Optimality
+        Gap" paragraph): candidates that cannot improve by more than it are pruned.
+        """
+        cuts = self.cuts(node, f)
+        mf = cuts.shape[0]
+        if mf == 0:
+            return
+        wc = self.wcum(node)[f, cuts]  # z(.) of the paper in weight units
+        rules = self.pruning
+        tol = self.tol
+        is_root = level == 0
+        if d == 2:
+            pos = self.scratch_pos
+            pos[node.order[f]] = np.arange(node.m, dtype=np.int32)
+            P = pos[node.order]
+        # evaluated split indices and their (lower bounds on) scores
+        V: list[int] = []
+        th: dict[int, float] = {}
+        thL: dict[int, float] = {}
+        thR: dict[int, float] = {}
+        ML, MR = 0, mf - 1
+        Q: list[tuple[int, int]] = [(0, mf - 1)]
+        if is_root:
+            self.root_branch = (Q, th, thL, thR, V)
+        while Q:
+            i, j = Q.pop()
+            B = inc.bound_for(f, j) - gap  # inclusive bound for every split in [i..j]
+            k = bisect.bisect_left(V, i)
+            u = V[k - 1] if k > 0 else None
+            v = V[k] if k < len(V) else None
+            if rules.interval_shrinking:  # P_IS, Eq. (11)
+                if ML > i:
+                    i = ML
+                if MR < j:
+                    j = MR
+                if u is not None and th[u] - B > 0:
+                    i = max(i, int(np.searchsorted(wc, wc[u] + (th[u] - B) - tol, side="left")))
+                if v is not None and th[v] - B > 0:
+                    j = min(j, int(np.searchsorted(wc, wc[v] - (th[v] - B) + tol, side="right")) - 1)
+                if i > j:
+                    continue
+            if rules.sub_interval:  # P_SP, Eq. (12) (one-sided versions are also valid)
+                lbI = (thL[u] if u is not None else 0.0) + (thR[v] if v is not None else 0.0)
+                if lbI > B:
+                    self.stats["intervals_pruned_sp"] += 1
+                    continue
+            if is_root:
+                self.root_current = (i, j)
+            w = (i + j) // 2
+            z = int(cuts[w])
+            self.check_time()
+            self.stats["splits_evaluated"] += 1
+            tree = None
+            if d == 2:
+                tL, tR, _ = self.d2_split(node, f, P, z, False)
+                exactL = exactR = True
+                if tL + tR <= B:
+                    tL, tR, tree = self.d2_split(node, f, P, z, True)
+            else:
+                left, right = self.children(node, f, z)
+                gl = level + 1
+                rl = self.solve(left, d - 1, B, gl)
+                if rl.tree is None:
+                    exactL, exactR = False, False
+                    tL = rl.lb
+                    tR = thR[v] if (v is not None and self.monotone) else 0.0
+                else:
+                    exactL, tL = True, rl.cost
+                    eta = min(wc[w] - wc[i], wc[j] - wc[w])  # "Upper bounds" paragraph
+                    bR = max(B - tL, eta)
+                    if bR < 0:
+                        exactR = False
+                        tR = thR[v] if (v is not None and self.monotone) else 0.0
+                    else:
+                        rr = self.solve(right, d - 1, bR, gl)
+                        if rr.tree is None:
+                            exactR, tR = False, rr.lb
+                        else:
+                            exactR, tR = True, rr.cost
+                            if tL + tR <= B:
+                                tree = DPSplit(f, self.threshold(node, f, z), rl.tree, rr.tree)
+            tw = tL + tR
+            if tree is not None:
+                inc.set(tw, tree, f, w)
+                if is_root:
+                    self.report_root(inc)
+            bisect.insort(V, w)
+            th[w], thL[w], thR[w] = tw, tL, tR
+            if rules.interval_shrinking:  # Theorem 2
+                # u < w has theta_u >= theta_w: prune unless one of them could still tie
+                if exactL and tL <= 0.0 and tw > inc.bound_for(f, 0) - gap:
+                    ML = max(ML, w + 1)
+                if exactR and tR <= 0.0 and tw > inc.bound_for(f, w + 1) - gap:
+                    MR = min(MR, w - 1)
+            # P_NB, Eq. (9): keep only thresholds far enough (in moved weight) from w
+            lo, hi = w - 1, w + 1
+            if rules.neighbourhood:
+                rl_ = tw - (inc.bound_for(f, w - 1) - gap)
+                if rl_ > 0:
+                    lo = min(lo, int(np.searchsorted(wc, wc[w] - rl_ + tol, side="right")) - 1)
+                rr_ = tw - (inc.bound_for(f, w + 1) - gap)
+                if rr_ > 0:
+                    hi = max(hi, int(np.searchsorted(wc, wc[w] + rr_ - tol, side="left")))
+            if hi <= j:
+                Q.append((hi, j))
+            if i <= lo:
+                Q.append((i, lo))
+        if is_root:
+            self.root_branch = None
+            self.root_current = None
+
+    # ---------------------------------------------------------------- anytime support
+
+    def greedy(self, node: _Node, d: int) -> tuple[float, DPNode]:
+        """Initial upper bound: top-down Gini splits, exact depth-one trees at the bottom."""
+        cost_leaf, label = self.leaf(node)
+        if d == 0 or cost_leaf <= 0.0 or node.m < 2 * self.min_leaf:
+            return cost_leaf, DPLeaf(label)
+        if d == 1:
+            return self.depth_one(node)
+        C = self.call(node).astype(np.float64)
+        tot = C[:, 0, -1]
+        nL = C.sum(axis=0)
+        nR = tot.sum() - nL
+        R = tot[:, None, None] - C
+        with np.errstate(divide="ignore", invalid="ignore"):
+            score = (C * C).sum(axis=0) / nL + (R * R).sum(axis=0) / nR
+        valid = self.valid_positions(node) & (nL > 0) & (nR > 0)
+        if self.min_leaf > 1:
+            pos = np.arange(1, node.m + 1)
+            valid &= ((pos >= self.min_leaf) & (node.m - pos >= self.min_leaf))[None, :]
+        if not valid.any():
+            return cost_leaf, DPLeaf(label)
+        flat = int(np.argmax(np.where(valid, score, -np.inf)))
+        f, z = divmod(flat, node.m)
+        left, right = self.children(node, f, z)
+        cl, tl = self.greedy(left, d - 1)
+        cr, tr = self.greedy(right, d - 1)
+        if cl + cr < cost_leaf - self.d_strict / 2:
+            return cl + cr, DPSplit(f, self.threshold(node, f, z), tl, tr)
+        return cost_leaf, DPLeaf(label)
+
+    def root_lower_bound(self) -> float:
+        """Proven lower bound at the root when the search is interrupted."""
+        lb = self.root_cost
+        if self.root_feature < 0:
+            return 0.0
+        if self.root_feature < self.p - 1:
+            return 0.0  # later features not searched yet (trivial bound)
+        state = self.root_branch
+        if state is None:
+            return lb
+        Q, th, thL, thR, V = state
+        intervals = list(Q)
+        if self.root_current is not None:
+            intervals.append(self.root_current)
+        for i, j in intervals:
+            k = bisect.bisect_left(V, i)
+            u = V[k - 1] if k > 0 else None
+            k = bisect.bisect_right(V, j)
+            v = V[k] if k < len(V) else None
+            lb = min(lb, (thL[u] if u is not None else 0.0) + (thR[v] if v is not None else 0.0))
+        return max(0.0, lb)
+
+    def report_root(self, inc: "_Incumbent") -> None:
+        if inc.cost < self.root_cost:
+            self.root_cost = inc.cost
+            self.root_tree = inc.tree
+            if self.on_progress is not None:
+                self.on_progress(time.perf_counter() - self.start, inc.cost, self.root_lb)
+
+
+class _Incumbent:
+    """Best tree found at one node plus the tie-aware inclusive bounds derived from it.
+
+    A candidate split (feature ``f``, threshold index ``s``) improves on the incumbent if
+    its cost is strictly lower, or equal while being earlier in (feature, threshold)
+    order; a leaf incumbent is never replaced by an equally good split.
+    """
+
+    __slots__ = ("cost", "tree", "f", "s", "outer", "d_strict", "d_tie")
+
+    def __init__(self, outer: float, d_strict: float, d_tie: float) -> None:
+        self.cost = math.inf
+        self.tree: Optional[DPNode] = None
+        self.f = -1
+        self.s = -1
+        self.outer = outer  # caller's inclusive bound B
+        self.d_strict = d_strict
+        self.d_tie = d_tie
+
+    def set(self, cost: float, tree: DPNode, f: int, s: int) -> None:
+        self.cost, self.tree, self.f, self.s = cost, tree, f, s
+
+    def bound_for(self, f: int, s: int) -> float:
+        """Largest cost that a split (f, s) may have to improve on the incumbent."""
+        if self.tree is None:
+            return self.outer
+        if f == self.f and s < self.s:
+            return self.cost + self.d_tie
+        return self.cost - self.d_strict
+
+
+def _two_side_errors(C: np.ndarray, tot: np.ndarray) -> np.ndarray:
+    """Errors of the two leaves of every split, from cumulative class weights.
+
+    ``C`` has shape (K, p, m) (weights of each class at or before position i), ``tot`` the
+    class totals (K,).  Returns (p, m): sum - max on each side (Eq. 13 / Alg. 2).
+    """
+    if C.shape[0] == 2:
+        a, b = C[0], C[1]
+        ra, rb = tot[0] - a, tot[1] - b
+        return np.minimum(a, b) + np.minimum(ra, rb)
+    R = tot[:, None, None] - C
+    return (C.sum(axis=0) - C.max(axis=0)) + (R.sum(axis=0) - R.max(axis=0))
+
+
+def _refine(tree: DPNode, X: np.ndarray, rows: np.ndarray) -> DPNode:
+    """Put every threshold at the midpoint between the two closest values of its feature
+    among the training rows reaching that node (Eq. 1), and drop splits that send all of
+    them one way (predictions on the training data are unchanged)."""
+    if isinstance(tree, DPLeaf):
+        return tree
+    v = X[rows, tree.feature]
+    go = v <= tree.threshold
+    if go.all():
+        return _refine(tree.left, X, rows)
+    if not go.any():
+        return _refine(tree.right, X, rows)
+    a = float(v[go].max())
+    b = float(v[~go].min())
+    t = (a + b) / 2.0
+    if not a <= t < b:
+        t = a
+    return DPSplit(tree.feature, t, _refine(tree.left, X, rows[go]), _refine(tree.right, X, rows[~go]))
+
+
+def optimal_tree(
+    X: np.ndarray,
+    y: np.ndarray,
+    depth: int,
+    *,
+    weights: Optional[np.ndarray] = None,
+    n_classes: Optional[int] = None,
+    min_leaf: int = 1,
+    max_gap: float = 0.0,
+    time_limit: Optional[float] = None,
+    pruning: PruningRules = PruningRules(),
+    on_progress: Optional[Callable[[float, float, float], None]] = None,
+) -> DPResult:
+    """Optimal classification tree of depth <= ``depth`` minimising weighted errors.
+
+    ConTree (Brita et al.): recursion of Eqs. (4)-(6) with caching, Alg. 1 pruning and the
+    Alg. 2 depth-two subroutine.
+
+    Args:
+        X: (n, p) raw continuous feature values.
+        y: (n,) class labels in ``[0, n_classes)``.
+        depth: maximum number of branching levels (0 gives a single leaf).
+        weights: optional nonnegative row weights (default: all ones).
+        n_classes: number of classes (default ``max(y) + 1``).
+        min_leaf: minimum number of training rows (unweighted) in every leaf.
+        max_gap: permitted absolute distance to the optimum ("Optimality Gap"; half is
+            spent at each node, a quarter is passed to each child).
+        time_limit: seconds; on timeout the best tree found so far is returned with
+            status ``"feasible"`` and a proven lower bound.
+        pruning: switches for the NB / IS / SP rules of Alg. 1.
+        on_progress: ``on_progress(elapsed_s, incumbent_cost, lower_bound)`` called when
+            the root incumbent or bound improves.
+    """
+    start = time.perf_counter()
+    X = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
+    y = np.asarray(y).astype(np.int64, copy=False)
+    if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
+        raise ValueError("X must be (n, p) and y (n,)")
+    if not np.all(np.isfinite(X)):
+        raise ValueError("X must be finite")
+    if depth < 0 or min_leaf < 1 or max_gap < 0:
+        raise ValueError("depth >= 0, min_leaf >= 1 and max_gap >= 0 are required")
+    n = X.shape[0]
+    K = int(n_classes) if n_classes is not None else (int(y.max()) + 1 if n else 1)
+    if n and (y.min() < 0 or y.max() >= K):
+        raise ValueError("labels must lie in [0, n_classes)")
+    w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
+    if w.shape != (n,) or np.any(w < 0) or not np.all(np.isfinite(w)):
+        raise ValueError("weights must be finite, nonnegative and of shape (n,)")
+    deadline = start + time_limit if time_limit is not None else math.inf
+    S = _Solver(X, y, w, K, depth, min_leaf, max_gap, deadline, pruning, on_progress, start)
+
+    if n == 0:
+        return DPResult(DPLeaf(0), 0.0, 0.0, "optimal", time.perf_counter() - start, dict(S.stats))
+    root = S.root_node()
+    leaf_cost, label = S.leaf(root)
+    S.root_cost, S.root_tree = leaf_cost, DPLeaf(label)
+    timed_out = False
+    lower = 0.0
+    try:
+        if depth >= 2 and leaf_cost > 0 and n >= 2 * min_leaf:
+            g_cost, g_tree = S.greedy(root, depth)
+            if g_cost < S.root_cost:
+                S.root_cost, S.root_tree = g_cost, g_tree
+            if on_progress is not None:
+                on_progress(time.perf_counter() - start, S.root_cost, 0.0)
+        res = S.solve(root, depth, S.root_cost, 0)
+        if res.tree is not None and res.cost <= S.root_cost:
+            S.root_cost, S.root_tree = res.cost, res.tree
+        lower = max(0.0, min(res.lb, S.root_cost)) if max_gap > 0 else S.root_cost
+    except _Timeout:
+        timed_out = True
+        lower = min(S.root_lower_bound(), S.root_cost)
+    tree = _refine(S.root_tree, X, np.arange(n))
+    cost = errors(tree, X, y, w)
+    seconds = time.perf_counter() - start
+    status = "optimal" if (not timed_out and lower >= cost - S.tol) else "feasible"
+    if status == "optimal":
+        lower = cost
+    if on_progress is not None:
+        on_progress(seconds, cost, lower)
+    stats = dict(S.stats)
+    stats.update(timed_out=timed_out, cache_entries=len(S.cache), n=n, p=S.p, n_classes=K)
+    return DPResult(tree, cost, float(lower), status, seconds, stats)
