@@ -78,9 +78,9 @@ class MaxSatBackend(Backend):
         return Artifact("wcnf", write_wcnf(to_wcnf(model), legacy))
 
     def solve(self, model: ir.Model, options: SolveOptions) -> BackendResult:
-        """RC2 to optimality; with a time limit, first a linear SAT-UNSAT search for a
-        good incumbent (30% of the budget), then RC2 for the rest, whose core-guided cost
-        is the proven bound if it does not finish."""
+        """RC2 to optimality. With a time limit: a short linear SAT-UNSAT search for a first
+        incumbent, RC2 up to 75% of the budget (its core-guided cost is a proven lower
+        bound), and, if RC2 did not finish, linear search again below the incumbent."""
         clock = Stopwatch()
         w = to_wcnf(model)
         if any(len(c) == 0 for c in w.hard):
@@ -96,8 +96,8 @@ class MaxSatBackend(Backend):
                 inc = None if cost is None else w.objective.first_level_bound(cost)
                 options.on_progress(Progress(clock.elapsed(), inc, w.objective.first_level_bound(bound)))
 
-        if options.time_limit is not None:
-            lsu = linear_search(w, solver_name, deadline=clock.start + 0.3 * options.time_limit,
+        if options.time_limit is not None:  # a quick first incumbent (5% of the budget, at most 2 s)
+            lsu = linear_search(w, solver_name, deadline=clock.start + min(2.0, 0.05 * options.time_limit),
                                 on_improve=lambda cost: report(cost, lower))
             if lsu.infeasible:
                 return BackendResult(Status.INFEASIBLE, None, None, None, clock.elapsed(), "hard clauses unsatisfiable")
@@ -119,7 +119,8 @@ class MaxSatBackend(Backend):
             def fire() -> None:
                 interrupted.set()
                 rc2.interrupt()
-            timer = threading.Timer(max(0.0, options.time_limit - clock.elapsed()), fire)
+            rc2_budget = 0.75 * options.time_limit - clock.elapsed()  # the rest improves the incumbent
+            timer = threading.Timer(max(0.0, rc2_budget), fire)
             timer.daemon = True
             timer.start()
         try:
@@ -135,6 +136,14 @@ class MaxSatBackend(Backend):
         if not interrupted.is_set():
             return BackendResult(Status.INFEASIBLE, None, None, None, clock.elapsed(), "hard clauses unsatisfiable")
         bound = w.objective.first_level_bound(lower)
+        assert options.time_limit is not None
+        lsu = linear_search(w, solver_name, deadline=clock.start + options.time_limit,
+                            on_improve=lambda cost: report(cost, lower), upper=best_cost)
+        if lsu.values is not None:
+            best, best_cost = lsu.values, lsu.cost
+            log.append(f"linear search after RC2: {lsu.iterations} models, best cost {lsu.cost}")
+            if lsu.optimal:
+                return self._finish(model, w, best, True, clock, log, report)
         if best is None:
             return BackendResult(Status.UNKNOWN, None, None, bound, clock.elapsed(), "; ".join(log + ["interrupted"]))
         report(best_cost, lower)
@@ -160,7 +169,8 @@ class LinearSearch:
     iterations: int
 
 
-def linear_search(w: WeightedCnf, solver_name: str, deadline: float, on_improve) -> LinearSearch:
+def linear_search(w: WeightedCnf, solver_name: str, deadline: float, on_improve,
+                  upper: int | None = None) -> LinearSearch:
     """SAT-UNSAT linear search: find a model, then demand a cheaper one (the cost bound as
     a pseudo-Boolean row over the violated soft clauses), until UNSAT or the deadline.
     Each step is an ordinary SAT call on one incremental solver, so learnt clauses stay."""
@@ -178,6 +188,9 @@ def linear_search(w: WeightedCnf, solver_name: str, deadline: float, on_improve)
     with Solver(name=solver_name, bootstrap_with=[list(c) for c in w.hard]) as s:
         # prefer satisfying soft clauses: the first models are then already good ones
         s.set_phases([lit for (lit,), _ in w.soft])
+        if upper is not None:  # only improvements on a known incumbent are of interest
+            for clause in pb.at_most([(wt, -lit) for (lit,), wt in w.soft], upper - 1, new_var):
+                s.add_clause(clause)
         while True:
             remaining = deadline - time.perf_counter()
             if remaining <= 0:
@@ -192,8 +205,8 @@ def linear_search(w: WeightedCnf, solver_name: str, deadline: float, on_improve)
                 s.clear_interrupt()
             if sat is None:
                 return LinearSearch(best, cost, False, False, iterations)
-            if not sat:
-                return LinearSearch(best, cost, best is not None, best is None, iterations)
+            if not sat:  # no model cheaper than the incumbent (or than `upper`) exists
+                return LinearSearch(best, cost, best is not None, best is None and upper is None, iterations)
             iterations += 1
             best = _values(s.get_model(), w.n_vars)
             cost = sum(wt for (lit,), wt in w.soft if not ir.lit_value(best, lit))

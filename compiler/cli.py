@@ -192,6 +192,9 @@ def main(argv: list[str] | None = None) -> int:
     except OdtError as exc:
         print(exc.render(), file=sys.stderr)
         return 1
+    except BrokenPipeError:  # the reader (e.g. `head`) went away: not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except KeyboardInterrupt:
         print("odtc: interrupted", file=sys.stderr)
         return 130

@@ -28,7 +28,9 @@ import odt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from helpers import (  # noqa: E402
+    Case,
     brute_force_optimum,
+    cases,
     count_trees,
     enumerate_trees,
     iter_trees,
@@ -45,59 +47,6 @@ TOL = 1e-6
 def _settings(n: int):
     return settings(derandomize=True, deadline=None, max_examples=n, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-
-
-# ---------------------------------------------------------------------------- data
-class Case:
-    """A tiny dataset: X (n x f, 0/1), labels y, optional integer weights w."""
-
-    def __init__(self, X: np.ndarray, y: np.ndarray, w: np.ndarray | None):
-        self.X, self.y, self.w = X, y, w
-
-    @property
-    def classes(self) -> list[int]:
-        return sorted(set(int(v) for v in self.y))
-
-    def data(self) -> dict:
-        d = {f"f{j}": [int(v) for v in self.X[:, j]] for j in range(self.X.shape[1])}
-        if self.w is not None:
-            d["w"] = [int(v) for v in self.w]
-        d["class"] = [int(v) for v in self.y]
-        return d
-
-    def header(self) -> str:
-        return "data { target class weight w }\n" if self.w is not None else "data { target class }\n"
-
-    def __repr__(self) -> str:
-        return f"Case(data={self.data()!r})"
-
-
-@st.composite
-def cases(draw, zero_weights: bool = True) -> Case:
-    """Random tiny cases; ``zero_weights`` allows rows (even all rows) of weight 0."""
-    n_features = draw(st.integers(1, 4))
-    n_classes = draw(st.sampled_from([2, 3]))
-    n_rows = draw(st.integers(2, 12))
-    # a small pool of distinct feature vectors, rows drawn from it: duplicates (often with
-    # conflicting labels) are common, and a pool of one vector leaves no useful feature.
-    pool_size = draw(st.integers(1, min(n_rows, 1 << n_features)))
-    pool = draw(st.lists(st.lists(st.integers(0, 1), min_size=n_features, max_size=n_features),
-                         min_size=pool_size, max_size=pool_size, unique_by=tuple))
-    rows = list(range(min(2, pool_size))) + draw(st.lists(st.integers(0, pool_size - 1),
-                                                          min_size=n_rows - min(2, pool_size),
-                                                          max_size=n_rows - min(2, pool_size)))
-    rows = draw(st.permutations(rows))
-    y = draw(st.lists(st.integers(0, n_classes - 1), min_size=n_rows, max_size=n_rows))
-    if len(set(y)) < 2:  # odt rightly refuses a single-class target; force a second class
-        y[draw(st.integers(0, n_rows - 1))] = (y[0] + 1) % n_classes
-    weighted = draw(st.booleans())
-    w = None
-    if weighted:
-        values = [0, 1, 1, 2, 3, 4] if zero_weights else [1, 1, 2, 3, 4]
-        w = np.array(draw(st.lists(st.sampled_from(values), min_size=n_rows, max_size=n_rows)),
-                     dtype=np.int64)
-    X = np.array([pool[r] for r in rows], dtype=np.int64).reshape(n_rows, n_features)
-    return Case(X, np.array(y, dtype=np.int64), w)
 
 
 # ---------------------------------------------------------------------------- the check
