@@ -12,34 +12,50 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from math import lcm
-from typing import Sequence
+from typing import Callable, Sequence
 
 from .. import ir
 
 
 @dataclass(frozen=True, slots=True)
 class WeightedSum:
-    """level value = sum(w * [lit]) / scale + offset, all w > 0."""
+    """level value = (sum(w * [lit]) + sum(c * var)) / scale + offset; every w > 0.
+
+    ``weights`` are over boolean literals; ``linear`` over integer / continuous variables
+    (their coefficients keep their sign, as a variable has no negation), with the range
+    ``span`` that the linear part can take."""
 
     weights: tuple[tuple[int, int], ...]  # (weight, literal)
     scale: int
     offset: Fraction
+    linear: tuple[tuple[int, int], ...] = ()  # (coefficient, variable index)
+    span: float = 0.0
+    low: float = 0.0  # the least value of the linear part
 
     @property
     def total(self) -> int:
-        return sum(w for w, _ in self.weights)
+        return sum(w for w, _ in self.weights) + int(self.span + 0.999999)
 
 
-def normalise(obj: ir.Objective) -> WeightedSum:
+def _all_bool(_: int) -> bool:
+    return True
+
+
+def normalise(obj: ir.Objective, model: ir.Model | None = None) -> WeightedSum:
     """>>> normalise(ir.Objective(((Fraction(1, 2), 3), (Fraction(-1), 4)), Fraction(1)))
-    WeightedSum(weights=((1, 3), (2, -4)), scale=2, offset=Fraction(0, 1))
+    WeightedSum(weights=((1, 3), (2, -4)), scale=2, offset=Fraction(0, 1), linear=(), span=0.0, low=0.0)
     """
     scale = 1
     for c, _ in obj.terms:
         scale = lcm(scale, c.denominator)
     acc: dict[int, int] = {}
+    linear: dict[int, int] = {}
+    span = 0.0
     offset = Fraction(obj.constant)
     for c, lit in obj.terms:
+        if model is not None and model.variables[abs(lit) - 1].kind is not ir.VarKind.BOOL:
+            linear[lit] = linear.get(lit, 0) + int(c * scale)
+            continue
         w = c * scale
         if w > 0:
             acc[lit] = acc.get(lit, 0) + int(w)
@@ -60,7 +76,14 @@ def normalise(obj: ir.Objective) -> WeightedSum:
                 weights.append((w_neg - common, lit))
             continue
         weights.append((w, lit))
-    return WeightedSum(tuple(weights), scale, offset)
+    lin = tuple((c, v) for v, c in linear.items() if c)
+    low = 0.0
+    if model is not None:
+        for c, v in lin:
+            var = model.variables[v - 1]
+            span += abs(c) * (var.ub - var.lb)
+            low += min(c * var.lb, c * var.ub)
+    return WeightedSum(tuple(weights), scale, offset, lin, span, low)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,37 +93,49 @@ class Combined:
     weights: tuple[tuple[int, int], ...]
     levels: tuple[WeightedSum, ...]
     multipliers: tuple[int, ...]
+    linear: tuple[tuple[int, int], ...] = ()  # (coefficient, variable) for non-boolean terms
 
     def first_level_bound(self, combined_lower_bound: float | int) -> Fraction | None:
-        """A proven lower bound on level 0 from a lower bound on the combined sum."""
+        """A proven lower bound on level 0 from a lower bound on the combined sum: every
+        less important level contributes at most multiplier * (low + total), and level 0
+        takes integer values (in units of 1/scale)."""
         if not self.levels:
             return None
         lvl = self.levels[0]
-        units = int(combined_lower_bound + 1e-6) // self.multipliers[0]
-        return Fraction(units, lvl.scale) + lvl.offset
+        rest = sum(m * (l.low + l.total) for l, m in zip(self.levels[1:], self.multipliers[1:]))
+        units = -((rest - combined_lower_bound - 1e-6) // self.multipliers[0])  # ceil
+        return Fraction(int(units), lvl.scale) + lvl.offset
 
 
-def combine(objectives: Sequence[ir.Objective]) -> Combined:
-    levels = [normalise(o) for o in objectives]
+def combine(objectives: Sequence[ir.Objective], model: ir.Model | None = None) -> Combined:
+    """One integer objective for all levels (``model`` tells boolean from other terms)."""
+    levels = [normalise(o, model) for o in objectives]
     multipliers = [0] * len(levels)
     m = 1
     for i in range(len(levels) - 1, -1, -1):
         multipliers[i] = m
         m *= levels[i].total + 1
     acc: dict[int, int] = {}
+    lin: dict[int, int] = {}
     for lvl, mult in zip(levels, multipliers):
         for w, lit in lvl.weights:
             acc[lit] = acc.get(lit, 0) + w * mult
-    return Combined(tuple((w, lit) for lit, w in acc.items() if w), tuple(levels), tuple(multipliers))
+        for c, v in lvl.linear:
+            lin[v] = lin.get(v, 0) + c * mult
+    return Combined(tuple((w, lit) for lit, w in acc.items() if w), tuple(levels), tuple(multipliers),
+                    tuple((c, v) for v, c in lin.items() if c))
 
 
-def level_values(objectives: Sequence[ir.Objective], values: Sequence[bool]) -> list[Fraction]:
-    """The exact value of every objective level under a full assignment."""
+def level_values(objectives: Sequence[ir.Objective], values: Sequence, model: ir.Model | None = None) -> list[Fraction]:
+    """The value of every objective level under a full assignment (exact for booleans;
+    continuous values are rounded to the nearest 1e-9)."""
     out = []
     for obj in objectives:
         total = Fraction(obj.constant)
         for c, lit in obj.terms:
-            if ir.lit_value(values, lit):
+            if model is not None and model.variables[abs(lit) - 1].kind is not ir.VarKind.BOOL:
+                total += c * Fraction(round(float(values[lit]), 9)).limit_denominator(10**9)
+            elif ir.lit_value(values, lit):
                 total += c
         out.append(total)
     return out
