@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from math import lcm
-from typing import Callable, Sequence
+from typing import Sequence
 
 from .. import ir
 
@@ -37,12 +37,10 @@ class WeightedSum:
         return sum(w for w, _ in self.weights) + int(self.span + 0.999999)
 
 
-def _all_bool(_: int) -> bool:
-    return True
-
-
 def normalise(obj: ir.Objective, model: ir.Model | None = None) -> WeightedSum:
-    """>>> normalise(ir.Objective(((Fraction(1, 2), 3), (Fraction(-1), 4)), Fraction(1)))
+    """Positive integer weights over literals, the exact scale and the offset.
+
+    >>> normalise(ir.Objective(((Fraction(1, 2), 3), (Fraction(-1), 4)), Fraction(1)))
     WeightedSum(weights=((1, 3), (2, -4)), scale=2, offset=Fraction(0, 1), linear=(), span=0.0, low=0.0)
     """
     scale = 1
