@@ -100,6 +100,8 @@ class Backend(abc.ABC):
     NAME: ClassVar[str]
     CAPABILITIES: ClassVar[frozenset[Capability]]
     FILE_FORMAT: ClassVar[str]
+    #: the skeleton encoding this backend solves best ("paths": clauses; "flow": MILP rows)
+    ENCODING: ClassVar[str] = "paths"
 
     @classmethod
     def available(cls) -> bool:

@@ -78,9 +78,9 @@ class CpBackend(Backend):
             m += row_expr(row)
         for ind in model.indicators:
             m += lit(ind.lit).implies(row_expr(ind.row))
-        combined = objective.combine(model.objectives)
-        if combined.weights:
-            m.minimize(cp.sum([w * lit(l) for w, l in combined.weights]))
+        combined = objective.combine(model.objectives, model)
+        if combined.weights or combined.linear:
+            m.minimize(cp.sum([w * lit(l) for w, l in combined.weights] + [c * xs[v] for c, v in combined.linear]))
         return m, xs, combined
 
     def emit(self, model: ir.Model) -> Artifact:
@@ -121,7 +121,7 @@ class CpBackend(Backend):
         values = [False]
         for v, x in zip(model.variables, xs[1:]):
             values.append(bool(x.value()) if v.kind is ir.VarKind.BOOL else x.value())
-        levels = objective.level_values(model.objectives, values)
+        levels = objective.level_values(model.objectives, values, model)
         if status == ExitStatus.OPTIMAL:
             result_status, bound = Status.OPTIMAL, (levels[0] if levels else None)
         else:

@@ -31,6 +31,7 @@ class MilpBackend(Backend):
                               Capability.LINEAR_ROWS, Capability.INDICATORS, Capability.LEXICOGRAPHIC,
                               Capability.ANYTIME})
     FILE_FORMAT = "lp"
+    ENCODING = "flow"
 
     @classmethod
     def available(cls) -> bool:
@@ -77,9 +78,9 @@ class MilpBackend(Backend):
                 big_m = _big_m(model, terms, rhs)
                 lhs = sum(term(c, t) for c, t in terms)
                 m.indicators.add(lhs - rhs <= big_m * (1 - lit(ind.lit)))
-        combined = objective.combine(model.objectives)
-        m.obj = pyo.Objective(expr=sum(w * lit(l) for w, l in combined.weights) if combined.weights else 0,
-                              sense=pyo.minimize)
+        combined = objective.combine(model.objectives, model)
+        expr = sum(w * lit(l) for w, l in combined.weights) + sum(c * m.x[v] for c, v in combined.linear)
+        m.obj = pyo.Objective(expr=expr, sense=pyo.minimize)
         return m, combined
 
     def emit(self, model: ir.Model) -> Artifact:
@@ -104,7 +105,7 @@ class MilpBackend(Backend):
         if tc in (TerminationCondition.provenInfeasible, TerminationCondition.infeasibleOrUnbounded):
             return BackendResult(Status.INFEASIBLE, None, None, None, clock.elapsed(), f"HiGHS: {tc.name}")
         bound = None
-        if res.objective_bound is not None and combined.weights:
+        if res.objective_bound is not None and (combined.weights or combined.linear):
             bound = combined.first_level_bound(float(res.objective_bound) - 1e-6)
         if res.solution_status not in (SolutionStatus.optimal, SolutionStatus.feasible):
             return BackendResult(Status.UNKNOWN, None, None, bound, clock.elapsed(), f"HiGHS: {tc.name}")
@@ -112,8 +113,8 @@ class MilpBackend(Backend):
         values: list = [False]
         for v in model.variables:
             x = m.x[v.index].value
-            values.append(bool(round(x)) if v.kind is ir.VarKind.BOOL else x)
-        levels = objective.level_values(model.objectives, values)
+            values.append(bool(round(x or 0)) if v.kind is ir.VarKind.BOOL else (x or 0.0))
+        levels = objective.level_values(model.objectives, values, model)
         optimal = tc == TerminationCondition.convergenceCriteriaSatisfied
         if optimal:
             bound = levels[0] if levels else None

@@ -1,66 +1,42 @@
 """Assignment + encoding handles -> ``Tree`` (E1).
 
-Reads the node features F, leaf classes C and rebuilds the perfect tree of the encoding,
-then simplifies it against the training rows without changing any training prediction:
-a node whose one side receives no training row is replaced by its other side (this
-removes the BOTTOM pass-through nodes of Avellaneda's Theorem 2), and a node whose two
-children are leaves of the same class becomes that leaf (this changes no prediction at
-all).
+Each encoding reads its own variables into a *proto-tree* (a ``Tree`` node structure over
+a list of ``Feature`` tests, where feature ``-1`` is Avellaneda's BOTTOM: never true).
+``finish`` then simplifies it against the training rows the solver saw, without changing
+any of their predictions: a node whose one side receives none of those rows is replaced
+by its other side, and a node whose two children are leaves of the same class becomes
+that leaf (which changes no prediction at all).
 """
 from __future__ import annotations
-
-from typing import Sequence
 
 import numpy as np
 
 from .classifier import Leaf, Split, Tree, TreeNode
-from .data import Dataset
-from .skeletons.tree_paths import BOTTOM, TreePathsEncoding
+from .data import Binarizer, Dataset, Feature
+
+BOTTOM = -1
 
 
-def decode_tree(values: Sequence[bool], enc: TreePathsEncoding, data: Dataset, input_columns: tuple[str, ...]) -> Tree:
-    """``values[i]`` is the truth value of IR variable i (index 0 unused)."""
+def finish(root: TreeNode, features: list[Feature], data: Dataset, rows: np.ndarray,
+           input_columns: tuple[str, ...]) -> Tree:
+    """Simplify a proto-tree against ``rows`` and keep only the features it tests."""
+    Xb = Binarizer(tuple(features)).transform(data.table) if features else np.zeros((data.n_rows, 0), bool)
 
-    def lit(l: int) -> bool:
-        return bool(values[l]) if l > 0 else not bool(values[-l])
+    def build(node: TreeNode, rows: np.ndarray) -> TreeNode:
+        if isinstance(node, Leaf):
+            return node
+        go = Xb[rows, node.feature] if node.feature != BOTTOM else np.zeros(rows.size, bool)
+        true_rows, false_rows = rows[go], rows[~go]
+        if true_rows.size == 0:
+            return build(node.if_false, false_rows)
+        if false_rows.size == 0:
+            return build(node.if_true, true_rows)
+        t, f = build(node.if_true, true_rows), build(node.if_false, false_rows)
+        if isinstance(t, Leaf) and isinstance(f, Leaf) and t.label == f.label:
+            return t
+        return Split(node.feature, t, f)
 
-    n_leaves = 1 << enc.depth
-    used = [data.features[f] for f in enc.features]
-
-    def leaf_class(v: int) -> int:
-        for c in range(enc.n_classes):
-            if lit(enc.C[v, c]):
-                return c
-        return 0
-
-    def node_feature(q: int) -> int:
-        for p in range(len(enc.features)):
-            if lit(enc.F[q, p]):
-                return p
-        return BOTTOM
-
-    def build(q: int, rows: np.ndarray, Xb: np.ndarray) -> TreeNode:
-        if q >= n_leaves:
-            return Leaf(leaf_class(q - n_leaves))
-        p = node_feature(q)
-        if p == BOTTOM:
-            return build(2 * q, rows, Xb)
-        go = Xb[rows, p]
-        right_rows, left_rows = rows[go], rows[~go]
-        if right_rows.size == 0:
-            return build(2 * q, left_rows, Xb)
-        if left_rows.size == 0:
-            return build(2 * q + 1, right_rows, Xb)
-        true_side = build(2 * q + 1, right_rows, Xb)
-        false_side = build(2 * q, left_rows, Xb)
-        if isinstance(true_side, Leaf) and isinstance(false_side, Leaf) and true_side.label == false_side.label:
-            return true_side
-        return Split(p, true_side, false_side)
-
-    Xb = data.X[:, list(enc.features)] if enc.features else np.zeros((data.n_rows, 0), bool)
-    rows = np.array(sorted(r for bk in enc.buckets for r in bk.rows), dtype=np.int64)
-    root = build(1, rows, Xb)
-    return compact(Tree(tuple(used), data.classes, root, input_columns))
+    return compact(Tree(tuple(features), data.classes, build(root, rows), input_columns))
 
 
 def compact(tree: Tree) -> Tree:
@@ -75,7 +51,5 @@ def compact(tree: Tree) -> Tree:
             return n
         return Split(order[n.feature], renumber(n.if_true), renumber(n.if_false))
 
-    feats = [None] * len(order)
-    for old, new in order.items():
-        feats[new] = tree.features[old]
-    return Tree(tuple(feats), tree.classes, renumber(tree.root), tree.input_columns)  # type: ignore[arg-type]
+    feats = tuple(tree.features[old] for old, _ in sorted(order.items(), key=lambda kv: kv[1]))
+    return Tree(feats, tree.classes, renumber(tree.root), tree.input_columns)

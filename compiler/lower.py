@@ -23,7 +23,12 @@ from .program_types import (
     StructuralConstraint,
     TreeSkeleton,
 )
+from .skeletons.tree_flow import TreeFlowEncoding, encode_tree_flow
 from .skeletons.tree_paths import TreePathsEncoding, encode_tree, make_buckets, useful_features
+
+#: the encodings of the tree skeleton: "paths" (Avellaneda's SAT encoding, for clause-
+#: friendly solvers) and "flow" (Florio's MILP flow formulation, for MILP solvers)
+ENCODINGS = ("paths", "flow")
 
 #: quantities the tree lowering can express today
 LOWERED_QUANTITIES = ("errors", "nodes", "leaves")
@@ -34,8 +39,9 @@ class Lowered:
     """The IR model and the encoding handles it was built from."""
 
     model: ir.Model
-    encoding: TreePathsEncoding
+    encoding: TreePathsEncoding | TreeFlowEncoding
     objective_labels: tuple[str, ...]
+    encoding_name: str = "paths"
 
 
 def _unsupported(what: str, span, detail: str = "") -> UnsupportedConstruct:
@@ -72,8 +78,10 @@ def _check_form(form: LinearForm, span) -> None:
                                f"lowered quantities are {', '.join(LOWERED_QUANTITIES)}")
 
 
-def lower(program: CheckedProgram) -> Lowered:
-    """Build the IR model of ``program`` (a tree skeleton with a linear objective)."""
+def lower(program: CheckedProgram, encoding: str = "paths") -> Lowered:
+    """Build the IR model of ``program`` (a tree skeleton with a linear objective) with
+    the named encoding of the skeleton; objectives and constraints are written once,
+    through the encoding's handles."""
     refuse_unlowered(program)
     sk = program.skeleton
     assert isinstance(sk, TreeSkeleton)
@@ -85,7 +93,10 @@ def lower(program: CheckedProgram) -> Lowered:
     features = useful_features(data.X, program.feature_mask)
     buckets = make_buckets(data.X, data.y, data.row_weights(), features, [program.groups[g] for g in groups_used])
     b = ir.ModelBuilder()
-    enc = encode_tree(b, sk.depth, features, buckets, len(data.classes), count_size)
+    if encoding == "flow":
+        enc: TreePathsEncoding | TreeFlowEncoding = encode_tree_flow(b, sk.depth, features, buckets, len(data.classes))
+    else:
+        enc = encode_tree(b, sk.depth, features, buckets, len(data.classes), count_size)
 
     def terms_of(form: LinearForm) -> tuple[list[tuple[Fraction, int]], Fraction]:
         terms: list[tuple[Fraction, int]] = []
@@ -102,26 +113,26 @@ def lower(program: CheckedProgram) -> Lowered:
         b.linear(terms, c.op, -constant, ir.Origin(("constraint", c.span.line if c.span else 0), c.span))
     limit = min(x for x in (sk.leaves, None if sk.nodes is None else sk.nodes + 1) if x is not None) \
         if (sk.leaves is not None or sk.nodes is not None) else None
-    if limit is not None and limit < enc.n_leaves:  # S2: leaves <= L, nodes <= K (Avellaneda Thm 2)
-        b.linear(enc.leaves_terms(), "<=", Fraction(limit), ir.Origin(("skeleton", "size"), sk.span))
+    if limit is not None and limit < (1 << sk.depth):  # S2: leaves <= L, nodes <= K (Avellaneda Thm 2)
+        b.linear(enc.leaves()[0], "<=", Fraction(limit), ir.Origin(("skeleton", "size"), sk.span))
     labels = []
     for i, level in enumerate(program.objective.levels):
         terms, constant = terms_of(level)
         label = str(level)
         labels.append(label)
         b.objective(ir.Objective(tuple(terms), constant, label))
-    return Lowered(b.build(), enc, tuple(labels))
+    return Lowered(b.build(), enc, tuple(labels), encoding)
 
 
-def _quantity(enc: TreePathsEncoding, program: CheckedProgram, q: QuantityRef) -> tuple[list[tuple[Fraction, int]], Fraction]:
-    """A quantity as (terms over literals, constant), through the encoding's handles."""
+def _quantity(enc, program: CheckedProgram, q: QuantityRef) -> tuple[list[tuple[Fraction, int]], Fraction]:
+    """A quantity as (terms, constant), through the encoding's handles."""
     if q.kind == "errors":
-        mask = program.groups[q.group] if q.group is not None else None
-        return enc.errors_terms(mask), Fraction(0)
+        return enc.errors(program.groups[q.group] if q.group is not None else None)
     if q.kind == "leaves":
-        return enc.leaves_terms(), Fraction(0)
+        return enc.leaves()
     if q.kind == "nodes":  # a binary tree with L leaves has L - 1 decision nodes
-        return enc.leaves_terms(), Fraction(-1)
+        terms, constant = enc.leaves()
+        return terms, constant - 1
     raise _unsupported(f"the quantity '{q}'", q.span)
 
 

@@ -19,7 +19,7 @@ from . import ir
 from .check import check, load_table
 from .classifier import Tree
 from .data import table_from_python
-from .decode import decode_tree
+from .encode import objective as objective_enc
 from .errors import InfeasibleProgram, OdtError
 from .evaluate import ConstraintCheck, Evaluation, evaluate
 from .lower import Lowered, lower
@@ -83,16 +83,17 @@ class Program:
 
     def __init__(self, checked: CheckedProgram):
         self.checked = checked
-        self._lowered: Lowered | None = None
+        self._lowered: dict[str, Lowered] = {}
 
     @property
     def dataset(self):
         return self.checked.dataset
 
-    def lowered(self) -> Lowered:
-        if self._lowered is None:
-            self._lowered = lower(self.checked)
-        return self._lowered
+    def lowered(self, encoding: str = "paths") -> Lowered:
+        """The IR of the program with the named skeleton encoding (cached)."""
+        if encoding not in self._lowered:
+            self._lowered[encoding] = lower(self.checked, encoding)
+        return self._lowered[encoding]
 
     @property
     def model(self) -> ir.Model:
@@ -102,11 +103,15 @@ class Program:
         name = requested or self.checked.solve.backend
         return choose_backend(self.model) if name == "auto" else name
 
+    def lowered_for(self, backend: str) -> Lowered:
+        return self.lowered(get_backend(backend).ENCODING)
+
     def emit(self, backend: str = "maxsat", **kwargs: Any) -> Artifact:
         """The solver input of ``backend`` (WCNF text, a pickled CPMpy model, LP + MPS)."""
         b = get_backend(backend)
-        b.check_capabilities(self.model, capabilities())
-        return b.emit(self.model, **kwargs)
+        model = self.lowered_for(backend).model
+        b.check_capabilities(model, capabilities())
+        return b.emit(model, **kwargs)
 
     def solve(self, backend: str | None = None, time_limit: float | None = None, threads: int | None = None,
               seed: int | None = None, verbose: bool = False,
@@ -115,7 +120,7 @@ class Program:
         req = self.checked.solve
         name = self.backend_name(backend)
         impl = get_backend(name)
-        low = self.lowered()
+        low = self.lowered(impl.ENCODING)
         impl.check_capabilities(low.model, capabilities())
         if progress is not None and self.checked.objective.maximized:
             shown = progress
@@ -133,9 +138,9 @@ class Program:
             extra={k: v for k, v in req.options.items() if k in ("solver", "encoding")},
         )
         res = impl.solve(low.model, opts)
-        return self._result(name, res)
+        return self._result(name, res, low)
 
-    def _result(self, backend: str, res: BackendResult) -> SolveResult:
+    def _result(self, backend: str, res: BackendResult, low: Lowered) -> SolveResult:
         maximized = self.checked.objective.maximized
         sign = -1.0 if maximized else 1.0
         if res.status is Status.INFEASIBLE:
@@ -147,10 +152,10 @@ class Program:
         if res.values is None:
             return SolveResult(res.status.value, None, None, (), _f(res.bound, sign), None, backend, res.seconds,
                                None, False, (), None, res.log)
-        low = self.lowered()
-        tree = decode_tree(res.values, low.encoding, self.dataset, _input_columns(self.checked))
+        tree = low.encoding.decode(res.values, self.dataset, _input_columns(self.checked))
         ev = evaluate(self.checked, tree)
-        solver_errors = float(sum(w for w, lit in low.encoding.errors_terms() if ir.lit_value(res.values, lit)))
+        terms, constant = low.encoding.errors()
+        solver_errors = float(objective_enc.level_values([ir.Objective(tuple(terms), constant)], res.values, low.model)[0])
         claimed = [float(v) for v in res.objective or ()]
         if res.status is Status.OPTIMAL:
             agree = all(abs(a - b) <= _TOL for a, b in zip(ev.objective, claimed)) and \

@@ -69,7 +69,7 @@ class TreePathsEncoding:
     def n_leaves(self) -> int:
         return 1 << self.depth
 
-    def errors_terms(self, rows_mask: np.ndarray | None = None) -> list[tuple[Fraction, int]]:
+    def errors(self, rows_mask: np.ndarray | None = None) -> tuple[list[tuple[Fraction, int]], Fraction]:
         """errors(G) = sum over buckets in G of weight(u, c) * not ok[u, c]."""
         out = []
         for u, b in enumerate(self.buckets):
@@ -77,10 +77,31 @@ class TreePathsEncoding:
                 continue
             for c, w in b.class_weight:
                 out.append((w, -self.ok[u, c]))
-        return out
+        return out, Fraction(0)
 
-    def leaves_terms(self) -> list[tuple[Fraction, int]]:
-        return [(Fraction(1), self.U[v]) for v in range(self.n_leaves)]
+    def leaves(self) -> tuple[list[tuple[Fraction, int]], Fraction]:
+        """leaves = sum of U[v] (eq. 7): the used leaves of the perfect tree."""
+        return [(Fraction(1), self.U[v]) for v in range(self.n_leaves)], Fraction(0)
+
+    def decode(self, values, data, input_columns):
+        """The tree of an assignment: F gives node features, C leaf classes (BOTTOM = -1)."""
+        from ..classifier import Leaf, Split
+        from ..decode import finish
+
+        def lit(l: int) -> bool:
+            return bool(values[l]) if l > 0 else not bool(values[-l])
+
+        n_leaves = self.n_leaves
+
+        def build(q: int):
+            if q >= n_leaves:
+                v = q - n_leaves
+                return Leaf(next((c for c in range(self.n_classes) if lit(self.C[v, c])), 0))
+            p = next((p for p in range(len(self.features)) if lit(self.F[q, p])), BOTTOM)
+            return Split(p, build(2 * q + 1), build(2 * q))
+
+        rows = np.array(sorted(r for bk in self.buckets for r in bk.rows), dtype=np.int64)
+        return finish(build(1), [data.features[f] for f in self.features], data, rows, input_columns)
 
 
 def make_buckets(X: np.ndarray, y: np.ndarray, w: np.ndarray, features: list[int],
