@@ -1,15 +1,17 @@
 """Backends: one module per solver family behind ``base.Backend`` (an explicit registry).
 
-``get_backend(name)`` returns an instance; ``BACKENDS`` maps names to classes. ``auto``
-is resolved by ``choose_backend``: today every lowered program is pure Boolean with
-linear rows, so it goes to ``maxsat``.
+``get_backend(name)`` returns an instance; ``BACKENDS`` maps names to classes, in the
+order ``auto`` prefers them: ``maxsat`` (the fastest exact backend for the Boolean path
+encoding of trees on binarised data), then ``cp``, then ``milp`` (the only one with
+continuous variables, so the one that takes multivariate splits). ``auto`` takes the first
+whose encoding lowers the program and whose capabilities cover it
+(``compiler.program.Program.backend_name``).
 """
 from __future__ import annotations
 
-from odt.compiler import ir
 from odt.compiler.errors import OdtError
 
-from .base import Backend, Capability, required_capabilities
+from .base import Backend, Capability
 from .to_cpmpy import CpBackend
 from .to_pyomo import MilpBackend
 from .to_wcnf import MaxSatBackend
@@ -33,12 +35,3 @@ def get_backend(name: str) -> Backend:
         raise OdtError(f"backend '{name}' ({PLANNED[name]}) is not available in this version of odt",
                        hint=f"available backends: {', '.join(BACKENDS)} (or auto)")
     raise OdtError(f"unknown backend '{name}'", hint=f"available backends: {', '.join(BACKENDS)} (or auto)")
-
-
-def choose_backend(model: ir.Model) -> str:
-    """``auto``: the first registered backend whose capabilities cover the model."""
-    need = set(required_capabilities(model))
-    for name, cls in BACKENDS.items():
-        if need <= cls.CAPABILITIES:
-            return name
-    return next(iter(BACKENDS))

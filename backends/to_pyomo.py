@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import tempfile
 from fractions import Fraction
+from math import gcd
 from pathlib import Path
 
 from odt.compiler import ir
@@ -69,7 +70,7 @@ class MilpBackend(Backend):
             m.clauses.add(sum(lit(l) for l in c.lits) >= 1)
         m.rows = pyo.ConstraintList()
         for row in model.linears:
-            terms, rhs = pb.integer_row(row.terms, row.rhs)
+            terms, rhs = _numeric_row(row)
             lhs = sum(term(c, t) for c, t in terms)
             m.rows.add({"<=": lhs <= rhs, ">=": lhs >= rhs, "==": lhs == rhs}[row.op])
         m.indicators = pyo.ConstraintList()
@@ -124,8 +125,20 @@ class MilpBackend(Backend):
                              clock.elapsed(), f"HiGHS via Pyomo: {tc.name}")
 
 
-def _as_le(row: ir.Linear) -> list[tuple[str, tuple[list[tuple[int, int]], int]]]:
-    terms, rhs = pb.integer_row(row.terms, row.rhs)
+def _numeric_row(row: ir.Linear) -> tuple[list, float | int]:
+    """Integer coefficients when a small common denominator exists (counts, weights,
+    alpha); otherwise floats (hyperplane rows over real-valued data), which a MILP solver
+    handles with its tolerances, where 10^16-sized integers would ruin its numerics."""
+    scale = 1
+    for c, _ in row.terms:
+        scale = scale * c.denominator // gcd(scale, c.denominator)
+        if scale > 10**6:
+            return [(float(c), t) for c, t in row.terms], float(row.rhs)
+    return pb.integer_row(row.terms, row.rhs)
+
+
+def _as_le(row: ir.Linear) -> list[tuple[str, tuple[list, float | int]]]:
+    terms, rhs = _numeric_row(row)
     out = []
     if row.op in ("<=", "=="):
         out.append(("<=", (terms, rhs)))

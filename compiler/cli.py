@@ -57,7 +57,14 @@ def cmd_check(args: argparse.Namespace) -> int:
           f"{' then '.join(str(l) for l in c.objective.levels)}")
     print(f"  constraints {len(c.constraints)}")
     refuse_unlowered(c)
-    print("  lowering    ok (solvable with: maxsat)")
+    from odt.backends import capabilities
+
+    name = prog.backend_name()
+    low = prog.lowered_for(name)
+    prog._backend(name).check_capabilities(low.model, capabilities())
+    st = low.model.stats()
+    print(f"  lowering    ok for backend '{name}' ({low.encoding_name} encoding: {st.variables} variables, "
+          f"{st.clauses} clauses, {st.linear_rows} linear rows)")
     return 0
 
 

@@ -27,13 +27,16 @@ class Feature:
     """One binary feature of the model.
 
     kind ``binary``: column value == 1; ``threshold``: column value <= threshold;
-    ``category``: column value == category (one-hot).
+    ``category``: column value == category (one-hot); ``oblique`` (S6): the hyperplane test
+    sum(coef * value) >= threshold, where a term's value is the raw number of its column,
+    or, for a term with a category, 1 when the column holds that category.
     """
 
     column: str
     kind: str
     threshold: float | None = None
     category: str | None = None
+    terms: tuple[tuple[str, str | None, float], ...] = ()
 
     @property
     def name(self) -> str:
@@ -41,14 +44,29 @@ class Feature:
             return self.column
         if self.kind == "threshold":
             return f"{self.column} <= {self.threshold:g}"
+        if self.kind == "oblique":
+            text = ""
+            for i, (col, cat, c) in enumerate(self.terms):
+                var = col if cat is None else f"[{col} == {cat}]"
+                sign = ("-" if c < 0 else "") if i == 0 else (" - " if c < 0 else " + ")
+                text += f"{sign}{abs(c):.4g}*{var}"
+            return f"{text} >= {self.threshold:.6g}"
         return f"{self.column} == {self.category}"
 
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(col for col, _, _ in self.terms)) if self.kind == "oblique" else (self.column,)
+
     def to_json(self) -> dict:
-        return {"column": self.column, "kind": self.kind, "threshold": self.threshold, "category": self.category}
+        out = {"column": self.column, "kind": self.kind, "threshold": self.threshold, "category": self.category}
+        if self.terms:
+            out["terms"] = [list(t) for t in self.terms]
+        return out
 
     @staticmethod
     def from_json(obj: Mapping[str, Any]) -> "Feature":
-        return Feature(obj["column"], obj["kind"], obj.get("threshold"), obj.get("category"))
+        terms = tuple((t[0], t[1], float(t[2])) for t in obj.get("terms", ()))
+        return Feature(obj["column"], obj["kind"], obj.get("threshold"), obj.get("category"), terms)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,18 +77,30 @@ class Binarizer:
 
     @property
     def columns(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(f.column for f in self.features))
+        return tuple(dict.fromkeys(c for f in self.features for c in f.columns))
 
     def transform(self, table: "RawTable") -> np.ndarray:
         """The (rows x features) boolean matrix of ``table``; errors name column and row."""
         out = np.zeros((table.n_rows, len(self.features)), dtype=bool)
         numeric_cache: dict[str, np.ndarray] = {}
         for j, feat in enumerate(self.features):
-            if feat.column not in table.columns:
-                raise OdtDataError(
-                    f"{table.name}: the classifier needs column '{feat.column}', which is missing",
-                    hint=did_you_mean(feat.column, table.columns, "column"),
-                )
+            for col in feat.columns:
+                if col not in table.columns:
+                    raise OdtDataError(
+                        f"{table.name}: the classifier needs column '{col}', which is missing",
+                        hint=did_you_mean(col, table.columns, "column"),
+                    )
+            if feat.kind == "oblique":
+                total = np.zeros(table.n_rows)
+                for col, cat, coef in feat.terms:
+                    if cat is not None:
+                        total += coef * (table.strings(col) == cat)
+                    else:
+                        if col not in numeric_cache:
+                            numeric_cache[col] = table.numbers(col)
+                        total += coef * numeric_cache[col]
+                out[:, j] = total >= feat.threshold
+                continue
             if feat.kind == "category":
                 out[:, j] = table.strings(feat.column) == feat.category
                 continue

@@ -23,7 +23,7 @@ from .program_types import (
     StructuralConstraint,
     TreeSkeleton,
 )
-from .skeletons.tree_flow import TreeFlowEncoding, encode_tree_flow
+from .skeletons.tree_flow import HyperplaneInputs, TreeFlowEncoding, encode_tree_flow
 from .skeletons.tree_paths import TreePathsEncoding, encode_tree, make_buckets, useful_features
 
 #: the encodings of the tree skeleton: "paths" (Avellaneda's SAT encoding, for clause-
@@ -59,8 +59,6 @@ def refuse_unlowered(program: CheckedProgram) -> None:
         raise _unsupported(f"the {kind} skeleton", sk.span, "only tree(depth <= D, leaves <= L, nodes <= K) is lowered")
     if sk.depth_range is not None:
         raise _unsupported("the depth range", sk.span, "minimising depth (S3) is not lowered yet")
-    if program.splits != "univariate":
-        raise _unsupported("multivariate splits", program.model_span, "only univariate splits are lowered")
     for level in program.objective.levels:
         _check_form(level, program.objective.span)
     for c in program.constraints:
@@ -78,7 +76,18 @@ def _check_form(form: LinearForm, span) -> None:
                                f"lowered quantities are {', '.join(LOWERED_QUANTITIES)}")
 
 
-def lower(program: CheckedProgram, encoding: str = "paths") -> Lowered:
+def lower(program: CheckedProgram, encoding: str = "paths", backend: str | None = None) -> Lowered:
+    """Build the IR model of ``program`` with the named encoding of its skeleton
+    (``backend`` only names the requester in error messages)."""
+    if program.splits == "multivariate" and encoding != "flow":
+        who = f"backend '{backend}'" if backend else f"the '{encoding}' encoding"
+        raise UnsupportedConstruct(
+            f"{who} cannot take 'splits multivariate' (line {program.model_span.line}): hyperplane splits "
+            "need continuous variables", program.model_span, "backends that support them: milp")
+    return _lower(program, encoding)
+
+
+def _lower(program: CheckedProgram, encoding: str) -> Lowered:
     """Build the IR model of ``program`` (a tree skeleton with a linear objective) with
     the named encoding of the skeleton; objectives and constraints are written once,
     through the encoding's handles."""
@@ -90,12 +99,19 @@ def lower(program: CheckedProgram, encoding: str = "paths") -> Lowered:
     kinds = set().union(*(f.kinds() for f in forms)) if forms else set()
     count_size = bool(kinds & {"nodes", "leaves"}) or sk.leaves is not None or sk.nodes is not None
     groups_used = sorted({q.group for f in forms for q, _ in f.terms if q.group is not None})
-    features = useful_features(data.X, program.feature_mask)
-    buckets = make_buckets(data.X, data.y, data.row_weights(), features, [program.groups[g] for g in groups_used])
+    masks = [program.groups[g] for g in groups_used]
     b = ir.ModelBuilder()
-    if encoding == "flow":
-        enc: TreePathsEncoding | TreeFlowEncoding = encode_tree_flow(b, sk.depth, features, buckets, len(data.classes))
+    if program.splits == "multivariate":
+        planes = HyperplaneInputs.of(data, program.feature_mask)
+        buckets = make_buckets(planes.Z, data.y, data.row_weights(), None, masks)
+        enc: TreePathsEncoding | TreeFlowEncoding = encode_tree_flow(b, sk.depth, [], buckets, len(data.classes), planes)
+    elif encoding == "flow":
+        features = useful_features(data.X, program.feature_mask)
+        buckets = make_buckets(data.X, data.y, data.row_weights(), features, masks)
+        enc = encode_tree_flow(b, sk.depth, features, buckets, len(data.classes))
     else:
+        features = useful_features(data.X, program.feature_mask)
+        buckets = make_buckets(data.X, data.y, data.row_weights(), features, masks)
         enc = encode_tree(b, sk.depth, features, buckets, len(data.classes), count_size)
 
     def terms_of(form: LinearForm) -> tuple[list[tuple[Fraction, int]], Fraction]:

@@ -12,7 +12,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable
 
-from odt.backends import capabilities, choose_backend, get_backend
+from odt.backends import BACKENDS, capabilities, get_backend
 from odt.backends.base import Artifact, BackendResult, Progress, SolveOptions, Status
 
 from . import ir
@@ -20,7 +20,7 @@ from .check import check, load_table
 from .classifier import Tree
 from .data import table_from_python
 from .encode import objective as objective_enc
-from .errors import InfeasibleProgram, OdtError
+from .errors import InfeasibleProgram, OdtError, UnsupportedConstruct
 from .evaluate import ConstraintCheck, Evaluation, evaluate
 from .lower import Lowered, lower
 from .parse import parse_program
@@ -89,10 +89,10 @@ class Program:
     def dataset(self):
         return self.checked.dataset
 
-    def lowered(self, encoding: str = "paths") -> Lowered:
+    def lowered(self, encoding: str = "paths", backend: str | None = None) -> Lowered:
         """The IR of the program with the named skeleton encoding (cached)."""
         if encoding not in self._lowered:
-            self._lowered[encoding] = lower(self.checked, encoding)
+            self._lowered[encoding] = lower(self.checked, encoding, backend)
         return self._lowered[encoding]
 
     @property
@@ -100,15 +100,39 @@ class Program:
         return self.lowered().model
 
     def backend_name(self, requested: str | None = None) -> str:
+        """The backend to use: the requested one, else the program's ``solve`` directive;
+        ``auto`` takes the first backend (in the registry's order of preference) whose
+        encoding lowers the program and whose capabilities cover the result."""
         name = requested or self.checked.solve.backend
-        return choose_backend(self.model) if name == "auto" else name
+        if name != "auto":
+            return name
+        first_error: OdtError | None = None
+        for candidate in BACKENDS:
+            try:
+                get_backend(candidate).check_capabilities(self.lowered_for(candidate).model, capabilities())
+                return candidate
+            except UnsupportedConstruct as exc:
+                first_error = first_error or exc
+        assert first_error is not None
+        raise first_error
 
     def lowered_for(self, backend: str) -> Lowered:
-        return self.lowered(get_backend(backend).ENCODING)
+        return self.lowered(self._backend(backend).ENCODING, backend)
+
+    def _backend(self, name: str):
+        """The backend object; an unknown or unavailable name from the program's solve
+        directive is reported at the directive."""
+        try:
+            return get_backend(name)
+        except OdtError as exc:
+            req = self.checked.solve
+            if req.span is not None and req.backend == name:
+                raise OdtError(exc.message, req.span, exc.diagnostics[0].hint) from None
+            raise
 
     def emit(self, backend: str = "maxsat", **kwargs: Any) -> Artifact:
         """The solver input of ``backend`` (WCNF text, a pickled CPMpy model, LP + MPS)."""
-        b = get_backend(backend)
+        b = self._backend(backend)
         model = self.lowered_for(backend).model
         b.check_capabilities(model, capabilities())
         return b.emit(model, **kwargs)
@@ -119,8 +143,8 @@ class Program:
         """Solve, decode and re-verify. Options given here override the ``solve`` directive."""
         req = self.checked.solve
         name = self.backend_name(backend)
-        impl = get_backend(name)
-        low = self.lowered(impl.ENCODING)
+        impl = self._backend(name)
+        low = self.lowered_for(name)
         impl.check_capabilities(low.model, capabilities())
         if progress is not None and self.checked.objective.maximized:
             shown = progress

@@ -27,6 +27,13 @@ leaves - 1 = sum s (the paper's regulariser counts activated internal nodes).
 
 Given binary s, p, e every bucket has one path, so the flows are integral (the paper's
 Theorem 1); they are continuous variables, which keeps the branch-and-bound small.
+
+Multivariate splits (S6) use the paper's hyperplanes: a[q] in [-1, 1]^d, b[q] in [-1, 1]
+over the inputs normalised to [0, 1] (numeric columns raw, categorical columns one-hot),
+the level variables lambda[b, l] (eqs 4-5) and the split rows (13)-(14) written with
+big-M on the flows: a.z + eps <= b + M (1 - f-) and a.z >= b - M (1 - f+), where
+M = sum_j z_bj + 1 + eps is the largest |a.z - b| the bounds allow for bucket b, and
+eps = 1e-4 as in the paper.
 """
 from __future__ import annotations
 
@@ -39,6 +46,42 @@ from ..ir import ModelBuilder, Origin, VarKind
 from .tree_paths import Bucket
 
 ONE = Fraction(1)
+EPS = Fraction(1, 10**4)
+
+
+@dataclass(frozen=True)
+class HyperplaneInputs:
+    """The inputs of multivariate splits: one dimension per numeric column (raw value) or
+    per category of a categorical column, each scaled to [0, 1] by (x - lo) / (hi - lo)."""
+
+    dims: tuple[tuple[str, str | None], ...]  # (column, category or None)
+    lo: tuple[float, ...]
+    hi: tuple[float, ...]
+    Z: np.ndarray  # rows x dims, in [0, 1]
+
+    @staticmethod
+    def of(data, allowed: np.ndarray) -> "HyperplaneInputs":
+        dims, lo, hi, cols = [], [], [], []
+        seen = set()
+        for f, ok in zip(data.features, allowed):
+            if not ok or (f.column, f.category) in seen:
+                continue
+            if f.kind == "category":
+                seen.add((f.column, f.category))
+                dims.append((f.column, f.category))
+                lo.append(0.0)
+                hi.append(1.0)
+                cols.append((data.table.strings(f.column) == f.category).astype(float))
+            elif (f.column, None) not in seen:
+                seen.add((f.column, None))
+                v = data.table.numbers(f.column)
+                if v.max() > v.min():
+                    dims.append((f.column, None))
+                    lo.append(float(v.min()))
+                    hi.append(float(v.max()))
+                    cols.append((v - v.min()) / (v.max() - v.min()))
+        Z = np.column_stack(cols) if cols else np.zeros((data.n_rows, 0))
+        return HyperplaneInputs(tuple(dims), tuple(lo), tuple(hi), Z)
 
 
 @dataclass(frozen=True)
@@ -51,6 +94,10 @@ class TreeFlowEncoding:
     p: dict[tuple[int, int], int]
     e: dict[tuple[int, int], int]
     g: dict[tuple[int, int, int], int]
+    planes: HyperplaneInputs | None = None
+    a: dict[tuple[int, int], int] | None = None  # hyperplane coefficients (S6)
+    b: dict[int, int] | None = None
+    lam: dict[tuple[int, int], int] | None = None  # lambda[bucket, level] (eqs 4-5)
 
     @property
     def n_nodes(self) -> int:
@@ -78,24 +125,84 @@ class TreeFlowEncoding:
             return float(values[var]) > 0.5
 
         internal = (1 << self.depth) - 1
+        features = [data.features[f] for f in self.features]
+        planes = self._hyperplanes(values) if self.planes is not None else {}
 
         def build(q: int):
             if q <= internal and on(self.s[q]):
-                j = next((j for j in range(len(self.features)) if on(self.e[q, j])), BOTTOM)
+                if q in planes:
+                    features.append(planes[q])
+                    j = len(features) - 1
+                else:
+                    j = next((j for j in range(len(self.features)) if on(self.e[q, j])), BOTTOM)
                 return Split(j, build(2 * q + 1), build(2 * q))
             return Leaf(next((k for k in range(self.n_classes) if on(self.p[q, k])), 0))
 
         rows = np.array(sorted(r for bk in self.buckets for r in bk.rows), dtype=np.int64)
-        return finish(build(1), [data.features[f] for f in self.features], data, rows, input_columns)
+        root = build(1)
+        cols = tuple(dict.fromkeys(list(input_columns) + [c for c, _ in (self.planes.dims if self.planes else ())]))
+        return finish(root, features, data, rows, cols)
+
+    def _hyperplanes(self, values) -> dict:
+        """One oblique Feature per splitting node, in raw units. The solver's routing (by
+        lambda) is kept exactly: the threshold is re-centred between the largest value of
+        a.z on the negative side and the smallest on the positive side."""
+        from ..data import Feature
+
+        assert self.planes is not None and self.a is not None and self.b is not None and self.lam is not None
+        P = self.planes
+        d = len(P.dims)
+        internal = (1 << self.depth) - 1
+        at: dict[int, list[tuple[int, bool]]] = {}
+        for bi in range(len(self.buckets)):
+            q = 1
+            for level in range(self.depth):
+                if q > internal or float(values[self.s[q]]) < 0.5:
+                    break
+                side = float(values[self.lam[bi, level]]) > 0.5
+                at.setdefault(q, []).append((bi, side))
+                q = 2 * q + int(side)
+        out = {}
+        for q in range(1, internal + 1):
+            if float(values[self.s[q]]) < 0.5:
+                continue
+            a = np.array([float(values[self.a[q, j]]) for j in range(d)])
+            zb = np.array([self.buckets[bi].x for bi, _ in at.get(q, [])]).reshape(-1, d)
+            proj = zb @ a if zb.size else np.zeros(0)
+            sides = np.array([side for _, side in at.get(q, [])], dtype=bool)
+            neg, pos = proj[~sides], proj[sides]
+            if neg.size and pos.size:
+                thr = (neg.max() + pos.min()) / 2
+            elif pos.size:
+                thr = pos.min() - 0.5
+            else:
+                thr = (neg.max() + 0.5) if neg.size else float(values[self.b[q]])
+            scale = [hi - lo for lo, hi in zip(P.lo, P.hi)]
+            coefs = [a[j] / scale[j] for j in range(d)]
+            shift = sum(a[j] * P.lo[j] / scale[j] for j in range(d))
+            norm = max((abs(c) for c in coefs), default=1.0) or 1.0  # a positive rescaling: same test
+            terms = tuple((col, cat, float(c / norm)) for (col, cat), c in zip(P.dims, coefs) if abs(c) > 1e-12 * norm)
+            out[q] = Feature("+".join(dict.fromkeys(col for col, _, _ in terms)), "oblique",
+                             threshold=float((thr + shift) / norm), terms=terms)
+        return out
 
 
 def encode_tree_flow(b: ModelBuilder, depth: int, features: list[int], buckets: tuple[Bucket, ...],
-                     n_classes: int) -> TreeFlowEncoding:
+                     n_classes: int, planes: HyperplaneInputs | None = None) -> TreeFlowEncoding:
+    """Add the flow formulation to ``b``. With ``planes`` the splits are hyperplanes over
+    ``planes`` (then each bucket's ``x`` holds its row of ``planes.Z``)."""
     internal = (1 << depth) - 1
     n_nodes = (1 << (depth + 1)) - 1
     s = {q: b.new_bool(("s", q)) for q in range(1, internal + 1)}
     p = {(q, k): b.new_bool(("p", q, k)) for q in range(1, n_nodes + 1) for k in range(n_classes)}
-    e = {(q, j): b.new_bool(("e", q, j)) for q in range(1, internal + 1) for j in range(len(features))}
+    e = {} if planes is not None else \
+        {(q, j): b.new_bool(("e", q, j)) for q in range(1, internal + 1) for j in range(len(features))}
+    a = hb = lam = None
+    if planes is not None:
+        d = len(planes.dims)
+        a = {(q, j): b.new_var(("a", q, j), VarKind.REAL, -1.0, 1.0) for q in range(1, internal + 1) for j in range(d)}
+        hb = {q: b.new_var(("b", q), VarKind.REAL, -1.0, 1.0) for q in range(1, internal + 1)}
+        lam = {(bi, l): b.new_bool(("lambda", bi, l)) for bi in range(len(buckets)) for l in range(depth)}
 
     def row(terms, op, rhs, role):
         b.linear([(Fraction(c), v) for c, v in terms], op, Fraction(rhs), Origin(role))
@@ -107,7 +214,8 @@ def encode_tree_flow(b: ModelBuilder, depth: int, features: list[int], buckets: 
         else:
             row(here + [(-1, s[q // 2])], "==", 0, ("node", q))
     for q in range(1, internal + 1):  # (15)
-        row([(1, e[q, j]) for j in range(len(features))] + [(-1, s[q])], "==", 0, ("select", q))
+        if planes is None:
+            row([(1, e[q, j]) for j in range(len(features))] + [(-1, s[q])], "==", 0, ("select", q))
 
     g: dict[tuple[int, int, int], int] = {}
     for bi, bk in enumerate(buckets):
@@ -120,12 +228,30 @@ def encode_tree_flow(b: ModelBuilder, depth: int, features: list[int], buckets: 
             outflow = [(1, g[bi, q, k]) for k in range(n_classes)]
             if q <= internal:
                 outflow += [(1, f[2 * q]), (1, f[2 * q + 1])]
-                ones = [(-1, e[q, j]) for j in range(len(features)) if bk.x[j]]
-                zeros = [(-1, e[q, j]) for j in range(len(features)) if not bk.x[j]]
-                row([(1, f[2 * q + 1])] + ones, "<=", 0, ("route+", bi, q))
-                row([(1, f[2 * q])] + zeros, "<=", 0, ("route-", bi, q))
+                if planes is None:
+                    ones = [(-1, e[q, j]) for j in range(len(features)) if bk.x[j]]
+                    zeros = [(-1, e[q, j]) for j in range(len(features)) if not bk.x[j]]
+                    row([(1, f[2 * q + 1])] + ones, "<=", 0, ("route+", bi, q))
+                    row([(1, f[2 * q])] + zeros, "<=", 0, ("route-", bi, q))
+                else:
+                    _hyperplane_rows(row, bk, bi, q, f, s, a, hb, len(planes.dims))
             if q == 1:
                 row(outflow, "==", 1, ("flow", bi, q))
             else:
                 row(outflow + [(-1, f[q])], "==", 0, ("flow", bi, q))
-    return TreeFlowEncoding(depth, tuple(features), n_classes, buckets, s, p, e, g)
+        if lam is not None:  # (4)-(5): one side per level
+            for level in range(depth):
+                nodes = range(1 << level, 1 << (level + 1))
+                row([(1, f[2 * q]) for q in nodes] + [(1, lam[bi, level])], "<=", 1, ("lambda-", bi, level))
+                row([(1, f[2 * q + 1]) for q in nodes] + [(-1, lam[bi, level])], "<=", 0, ("lambda+", bi, level))
+    return TreeFlowEncoding(depth, tuple(features), n_classes, buckets, s, p, e, g, planes, a, hb, lam)
+
+
+def _hyperplane_rows(row, bk: Bucket, bi: int, q: int, f, s, a, hb, d: int) -> None:
+    """(13)-(14) with the tightest big-M of the bounds, and no flow below a leaf."""
+    z = [Fraction(repr(float(v))) for v in bk.x]
+    big_m = sum(z, Fraction(0)) + 1 + EPS
+    plane = [(zj, a[q, j]) for j, zj in enumerate(z) if zj != 0] + [(-1, hb[q])]
+    row(plane + [(big_m, f[2 * q])], "<=", big_m - EPS, ("split-", bi, q))  # a.z + eps <= b + M(1 - f-)
+    row(plane + [(-big_m, f[2 * q + 1])], ">=", -big_m, ("split+", bi, q))  # a.z >= b - M(1 - f+)
+    row([(1, f[2 * q]), (1, f[2 * q + 1]), (-1, s[q])], "<=", 0, ("split", bi, q))

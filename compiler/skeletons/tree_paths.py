@@ -104,13 +104,19 @@ class TreePathsEncoding:
         return finish(build(1), [data.features[f] for f in self.features], data, rows, input_columns)
 
 
-def make_buckets(X: np.ndarray, y: np.ndarray, w: np.ndarray, features: list[int],
+def make_buckets(X: np.ndarray, y: np.ndarray, w: np.ndarray, features: list[int] | None,
                  group_masks: list[np.ndarray]) -> tuple[Bucket, ...]:
-    """Group rows with equal kept features and equal group memberships; sum class weights."""
-    key_cols = X[:, features]
-    if group_masks:
-        key_cols = np.hstack([key_cols, np.column_stack(group_masks)])
-    keys = np.packbits(key_cols, axis=1) if key_cols.shape[1] else np.zeros((X.shape[0], 1), np.uint8)
+    """Group rows with equal kept features (all columns of X when ``features`` is None, e.g.
+    the real-valued inputs of hyperplanes) and equal group memberships; sum class weights."""
+    values = X[:, features] if features is not None else X
+    if values.dtype == bool:
+        key_cols = values
+        if group_masks:
+            key_cols = np.hstack([key_cols, np.column_stack(group_masks)])
+        keys = np.packbits(key_cols, axis=1) if key_cols.shape[1] else np.zeros((X.shape[0], 1), np.uint8)
+    else:
+        parts = [values.astype(float)] + ([np.column_stack(group_masks).astype(float)] if group_masks else [])
+        keys = np.hstack(parts)
     index: dict[bytes, list[int]] = {}
     for i in range(X.shape[0]):
         index.setdefault(keys[i].tobytes(), []).append(i)
@@ -121,7 +127,8 @@ def make_buckets(X: np.ndarray, y: np.ndarray, w: np.ndarray, features: list[int
             acc[int(y[i])] = acc.get(int(y[i]), Fraction(0)) + _exact(w[i])
         cw = tuple(sorted((c, v) for c, v in acc.items() if v > 0))
         if cw:
-            buckets.append(Bucket(tuple(rows), tuple(bool(v) for v in X[rows[0], features]), cw))
+            first = values[rows[0]]
+            buckets.append(Bucket(tuple(rows), tuple(bool(v) if values.dtype == bool else float(v) for v in first), cw))
     return tuple(buckets)
 
 
