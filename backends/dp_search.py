@@ -167,7 +167,7 @@ class _Node:
     (Sec. "Depth-Two Subroutine": "we sort the dataset once in the beginning").
     """
 
-    __slots__ = ("rows", "m", "order", "vals", "_ys", "_call", "_wcum", "_key", "counts")
+    __slots__ = ("rows", "m", "order", "vals", "_ys", "_call", "_wcum", "_key", "counts", "pen", "binary", "pall")
 
     def __init__(self, rows: np.ndarray, order: np.ndarray, vals: np.ndarray) -> None:
         self.rows = rows
@@ -179,6 +179,9 @@ class _Node:
         self._wcum: Optional[np.ndarray] = None
         self._key: Optional[bytes] = None
         self.counts: Optional[np.ndarray] = None
+        self.pen: Optional[np.ndarray] = None
+        self.binary: Optional[tuple] = None
+        self.pall: Optional[np.ndarray] = None
 
 
 class _Solver:
@@ -215,7 +218,7 @@ class _Solver:
         self.on_progress = on_progress
         self.start = start
         total = float(w.sum())
-        self.integral = bool(np.all(w == np.round(w))) and total < 2**31
+        self.integral = bool(np.all(w == np.round(w))) and total < 2**29
         self.unit = bool(np.all(w == 1.0))
         self.dtype = np.int32 if self.integral else np.float64
         # Tolerances turning "strictly better" / "at least as good" into inclusive bounds.
@@ -225,8 +228,13 @@ class _Solver:
         onehot = np.zeros((self.K, self.n), dtype=self.dtype)
         onehot[y, np.arange(self.n)] = w.astype(self.dtype)
         self.onehot = onehot  # (K, n) class weight of every row
-        self.big = np.iinfo(np.int32).max // 4 if self.integral else np.inf
+        self.big = 2**30 if self.integral else np.inf
+        self.batch_elems = 1 << 21  # elements per batched depth-two chunk
+        self.round_elems = 0
+        self.gini_order = False  # minimum work per depth-two round (see solve_d2)
+        self.pall_elems = 1 << 22  # cache the (p, p, m) position table below this size
         self.wd = w.astype(self.dtype)
+        self.sgn = np.where(y == 1, w, -w).astype(self.dtype) if n_classes == 2 else None
         self.cache: dict[tuple[int, bytes], object] = {}
         self.scratch_mask = np.zeros(self.n, dtype=bool)
         self.scratch_pos = np.zeros(self.n, dtype=np.int32)
@@ -252,9 +260,17 @@ class _Solver:
         if time.perf_counter() > self.deadline:
             raise _Timeout
 
-    def gap_total(self, level: int) -> float:
-        """Gap budget of a node at ``level``: half is used locally, a quarter per child."""
-        return self.max_gap / (4.0**level)
+    def gap_split(self, level: int) -> tuple[float, float]:
+        """``(total, local)`` gap budget of a node at ``level`` ("Optimality Gap"): about half
+        is spent on pruning at the node, the rest is split evenly between its children.
+        With integral costs the local share is rounded down, since ``LB > UB - gap`` would
+        otherwise prune a whole unit for any fractional gap."""
+        total, local = self.max_gap, 0.0
+        for lev in range(level + 1):
+            local = math.floor(total / 2.0 + 1e-9) if self.integral else total / 2.0
+            if lev < level:
+                total = (total - local) / 2.0
+        return total, local
 
     def lb_after_fail(self, bound: float) -> float:
         """Lower bound on an optimum proven to exceed the inclusive bound ``bound``."""
@@ -340,6 +356,22 @@ class _Solver:
         return t if a <= t < b else a
 
     # ---------------------------------------------------------------- depth one
+
+    def feature_order(self, node: _Node) -> list[int]:
+        """Features by increasing best Gini impurity of a single split, as pycontree does,
+        so that good incumbents are found early (the result does not depend on it)."""
+        if not self.gini_order:
+            return list(range(self.p))
+        C = self.call(node).astype(np.float64)
+        tot = C[:, 0, -1]
+        nL = C.sum(axis=0)
+        nR = tot.sum() - nL
+        R = tot[:, None, None] - C
+        with np.errstate(divide="ignore", invalid="ignore"):
+            score = (C * C).sum(axis=0) / nL + (R * R).sum(axis=0) / nR
+        score = np.where(self.valid_positions(node) & (nL > 0) & (nR > 0), score, -np.inf)
+        best = score.max(axis=1)
+        return np.argsort(-best, kind="stable").tolist()
 
     def depth_one(self, node: _Node) -> tuple[float, DPNode]:
         """Exact optimal depth-one tree (Eq. 4 with d = 1), vectorised over all splits."""
@@ -453,7 +485,7 @@ class _Solver:
 
     def _solve(self, node: _Node, d: int, bound: float, level: int) -> _Res:
         cost_leaf, label = self.leaf(node)
-        gap_node = self.gap_total(level)
+        gap_node, gap_local = self.gap_split(level) if self.max_gap > 0 else (0.0, 0.0)
         if d == 0 or cost_leaf <= 0.0 or node.m < 2 * self.min_leaf:
             return _Res(cost_leaf, DPLeaf(label), cost_leaf)
         if d == 1:
@@ -462,13 +494,18 @@ class _Solver:
         inc = _Incumbent(bound, self.d_strict, self.d_tie)
         if cost_leaf <= bound:
             inc.set(cost_leaf, DPLeaf(label), -1, -1)
-        for f in range(self.p):
-            if inc.tree is not None and inc.cost <= 0.0:
-                break  # "if theta_opt = 0 then break" (Alg. 1)
+        if d == 2 and level > 0:
+            self.solve_d2(node, inc, gap_local)
+            if inc.tree is not None:
+                return _Res(inc.cost, inc.tree, max(0.0, inc.cost - gap_node))
+            return _Res(math.inf, None, self.lb_after_fail(bound - gap_node))
+        for rank, f in enumerate(self.feature_order(node)):
+            if inc.tree is not None and inc.cost <= 0.0 and f > inc.f:
+                continue  # "if theta_opt = 0 then break" (Alg. 1); lower features may tie
             self.check_time()
             if level == 0:
-                self.root_feature = f
-            self.branch(node, d, f, inc, level, gap_node / 2.0)
+                self.root_feature = rank
+            self.branch(node, d, f, inc, level, gap_local)
         if inc.tree is not None:
             return _Res(inc.cost, inc.tree, max(0.0, inc.cost - gap_node))
         return _Res(math.inf, None, self.lb_after_fail(bound - gap_node))
@@ -485,7 +522,7 @@ class _Solver:
         mf = cuts.shape[0]
         if mf == 0:
             return
-        wc = self.wcum(node)[f, cuts]  # z(.) of the paper in weight units
+        wc = self.wcum(node)[f, cuts].tolist()  # z(.) of the paper in weight units
         rules = self.pruning
         tol = self.tol
         is_root = level == 0
@@ -514,9 +551,9 @@ class _Solver:
                 if MR < j:
                     j = MR
                 if u is not None and th[u] - B > 0:
-                    i = max(i, int(np.searchsorted(wc, wc[u] + (th[u] - B) - tol, side="left")))
+                    i = max(i, bisect.bisect_left(wc, wc[u] + (th[u] - B) - tol))
                 if v is not None and th[v] - B > 0:
-                    j = min(j, int(np.searchsorted(wc, wc[v] - (th[v] - B) + tol, side="right")) - 1)
+                    j = min(j, bisect.bisect_right(wc, wc[v] - (th[v] - B) + tol) - 1)
                 if i > j:
                     continue
             if rules.sub_interval:  # P_SP, Eq. (12) (one-sided versions are also valid)
@@ -577,10 +614,10 @@ class _Solver:
             if rules.neighbourhood:
                 rl_ = tw - (inc.bound_for(f, w - 1) - gap)
                 if rl_ > 0:
-                    lo = min(lo, int(np.searchsorted(wc, wc[w] - rl_ + tol, side="right")) - 1)
+                    lo = min(lo, bisect.bisect_right(wc, wc[w] - rl_ + tol) - 1)
                 rr_ = tw - (inc.bound_for(f, w + 1) - gap)
                 if rr_ > 0:
-                    hi = max(hi, int(np.searchsorted(wc, wc[w] + rr_ - tol, side="left")))
+                    hi = max(hi, bisect.bisect_left(wc, wc[w] + rr_ - tol))
             if hi <= j:
                 Q.append((hi, j))
             if i <= lo:
@@ -642,12 +679,270 @@ class _Solver:
             lb = min(lb, (thL[u] if u is not None else 0.0) + (thR[v] if v is not None else 0.0))
         return max(0.0, lb)
 
+    # ---------------------------------------------------------------- depth two, batched
+
+    def local_index(self, node: _Node) -> tuple[np.ndarray, np.ndarray]:
+        """``(ordl, posl)``: local row ids sorted per feature, and each local row's position
+        in every feature's order (both (p, m))."""
+        lid = self.scratch_pos
+        lid[node.rows] = np.arange(node.m, dtype=np.int32)
+        ordl = lid[node.order]
+        posl = np.empty_like(ordl)
+        np.put_along_axis(posl, ordl, np.broadcast_to(np.arange(node.m, dtype=np.int32), ordl.shape), axis=1)
+        return ordl, posl
+
+    def d2_batch(self, node: _Node, ordl, posl, f1s: np.ndarray, zs: np.ndarray):
+        """Alg. 2 for a batch of root splits ``(f1s[b], zs[b])`` at once.
+
+        Returns arrays ``theta_L``, ``theta_R`` (optimal depth-one costs of both sides)."""
+        B = f1s.shape[0]
+        K, p, m = self.K, self.p, node.m
+        self.stats["d2_calls"] += B
+        if K == 2:
+            return self.d2_batch_binary(node, ordl, posl, f1s, zs)
+        ys = self.ys(node)
+        call = self.call(node)
+        pen = self.d2_penalty(node)
+        chunk = max(1, self.batch_elems // (K * p * m))
+        outL = np.empty(B)
+        outR = np.empty(B)
+        for a in range(0, B, chunk):
+            b = min(B, a + chunk)
+            M = self.root_masks(node, ordl, posl, f1s[a:b], zs[a:b])
+            if K == 2:
+                c1 = np.cumsum(M * ys[1], axis=2, dtype=self.dtype)
+                c0 = np.cumsum(M * ys[0], axis=2, dtype=self.dtype)
+                t0 = c0[:, 0, -1:, None]
+                t1 = c1[:, 0, -1:, None]
+                eL = np.minimum(c0, c1)
+                eL += np.minimum(t0 - c0, t1 - c1)
+                r0 = call[0] - c0
+                r1 = call[1] - c1
+                eR = np.minimum(r0, r1)
+                eR += np.minimum((call[0, 0, -1] - t0) - r0, (call[1, 0, -1] - t1) - r1)
+                tl = np.stack([t0[:, 0, 0], t1[:, 0, 0]])
+            else:
+                CL = np.cumsum(M[:, None] * ys[None], axis=3, dtype=self.dtype)  # (b, K, p, m)
+                tl = CL[:, :, 0, -1].T  # (K, b)
+                RL = tl.T[:, :, None, None] - CL
+                eL = (CL.sum(axis=1) - CL.max(axis=1)) + (RL.sum(axis=1) - RL.max(axis=1))
+                CR = call[None] - CL
+                tr_ = (call[:, 0, -1][:, None] - tl).T
+                RR = tr_[:, :, None, None] - CR
+                eR = (CR.sum(axis=1) - CR.max(axis=1)) + (RR.sum(axis=1) - RR.max(axis=1))
+            eL += pen
+            eR += pen
+            bestL = eL.reshape(b - a, -1).min(axis=1)
+            bestR = eR.reshape(b - a, -1).min(axis=1)
+            tr = call[:, 0, -1][:, None] - tl
+            leafL = tl.sum(axis=0) - tl.max(axis=0)
+            leafR = tr.sum(axis=0) - tr.max(axis=0)
+            outL[a:b] = np.minimum(bestL, leafL)
+            outR[a:b] = np.minimum(bestR, leafR)
+        return outL, outR
+
+    def binary_prep(self, node: _Node):
+        """Per-node arrays of the two-class kernel (see :meth:`d2_batch_binary`)."""
+        if node.binary is None:
+            S = self.sgn[node.order]  # (p, m) +w for class 1, -w for class 0
+            Sall = np.cumsum(S, axis=1, dtype=self.dtype)
+            vidx = np.flatnonzero(self.valid_positions(node).ravel())
+            tot = np.bincount(self.y[node.rows], weights=self.w[node.rows], minlength=2)
+            node.binary = (S, Sall, Sall.ravel()[vidx], vidx, float(tot[0]), float(tot[1]))
+        return node.binary
+
+    def root_masks(self, node: _Node, ordl, posl, f1s: np.ndarray, zs: np.ndarray) -> np.ndarray:
+        """(b, p, m) booleans: row at position i of feature f2's order goes left at the
+        root split (f1s[b], zs[b])."""
+        p, m = self.p, node.m
+        if p * p * m <= self.pall_elems:
+            if node.pall is None:
+                node.pall = np.ascontiguousarray(posl[:, ordl])  # (p, p, m)
+            G = np.take(node.pall, f1s, axis=0)
+        else:
+            G = np.take(posl.ravel(), (f1s * m)[:, None, None] + ordl[None])
+        return G <= zs[:, None, None]
+
+    def d2_batch_binary(self, node: _Node, ordl, posl, f1s: np.ndarray, zs: np.ndarray):
+        """Two-class Alg. 2 kernel.  For a side with class weights (A, B) and signed prefix
+        sums Delta_i (class 1 counts +w, class 0 counts -w) over its rows in any feature
+        order, the best depth-one tree costs ``min(A, B, A + min Delta, B - max Delta)``:
+        the four label pairs of the two leaves.  One cumulative sum per root split serves
+        both sides (the right side's prefix sums are the node's minus the left's)."""
+        S, Sall, Sall_v, vidx, Atot, Btot = self.binary_prep(node)
+        wcum = self.wcum(node)
+        B = f1s.shape[0]
+        p, m = self.p, node.m
+        outL = np.empty(B)
+        outR = np.empty(B)
+        chunk = max(1, self.batch_elems // (p * m))
+        for a in range(0, B, chunk):
+            b = min(B, a + chunk)
+            M = self.root_masks(node, ordl, posl, f1s[a:b], zs[a:b])
+            D = np.cumsum(np.multiply(M, S, dtype=self.dtype), axis=2, dtype=self.dtype)
+            WL = wcum[f1s[a:b], zs[a:b]]  # weight going left
+            DL = Sall[f1s[a:b], zs[a:b]].astype(np.float64)  # its class-1 minus class-0 weight
+            BL = (WL + DL) / 2.0
+            AL = WL - BL
+            AR = Atot - AL
+            BR = Btot - BL
+            eL = np.minimum(AL, BL)
+            eR = np.minimum(AR, BR)
+            if vidx.shape[0]:
+                Dv = np.take(D.reshape(b - a, p * m), vidx, axis=1)
+                eL = np.minimum(eL, np.minimum(AL + Dv.min(axis=1), BL - Dv.max(axis=1)))
+                Rv = Sall_v - Dv
+                eR = np.minimum(eR, np.minimum(AR + Rv.min(axis=1), BR - Rv.max(axis=1)))
+            outL[a:b] = eL
+            outR[a:b] = eR
+        return outL, outR
+
+    def d2_penalty(self, node: _Node) -> np.ndarray:
+        """(p, m): 0 at distinct-value boundaries, a huge cost elsewhere."""
+        if node.pen is None:
+            node.pen = np.where(self.valid_positions(node), 0, self.big).astype(self.dtype)
+        return node.pen
+
+    def solve_d2(self, node: _Node, inc: "_Incumbent", gap: float) -> None:
+        """Depth-two sub-problem: Alg. 1 over all root features at once, in rounds.
+
+        Each round pops every open interval of every feature, shrinks or drops it with IS
+        and SP (Eqs. 11-12) against the current incumbent, and evaluates the surviving
+        intervals' midpoints -- or, when the node is small, several equally spaced points
+        per interval so that a round fills ``round_elems`` -- with one call of the batched
+        Alg. 2 kernel.  The evaluated points split the intervals; NB (Eq. 9) trims the
+        pieces.  The rules are sound for any evaluation order and the bounds are tie-aware,
+        so the result is the same tree as with the sequential Alg. 1.
+        """
+        if self.min_leaf > 1:
+            return self._solve_d2_minleaf(node, inc, gap)
+        rules = self.pruning
+        tol = self.tol
+        ordl, posl = self.local_index(node)
+        wcum = self.wcum(node)
+        pending = []
+        for f in range(self.p):
+            cuts = self.cuts(node, f)
+            if cuts.shape[0]:
+                pending.append((_FeatState(f, cuts, wcum[f, cuts].tolist()), 0, cuts.shape[0] - 1))
+        per_round = max(1, self.round_elems // (self.p * node.m))
+        best_fz = None
+        while pending:
+            self.check_time()
+            alive = []
+            for fs, i, j in pending:
+                B = inc.bound_for(fs.f, j) - gap  # inclusive bound for the whole interval
+                V = fs.V
+                k = bisect.bisect_left(V, i)
+                u = V[k - 1] if k > 0 else None
+                v = V[k] if k < len(V) else None
+                if rules.interval_shrinking:  # P_IS, Eq. (11)
+                    wc = fs.wc
+                    if fs.ML > i:
+                        i = fs.ML
+                    if fs.MR < j:
+                        j = fs.MR
+                    if u is not None and fs.th[u] - B > 0:
+                        i = max(i, bisect.bisect_left(wc, wc[u] + (fs.th[u] - B) - tol))
+                    if v is not None and fs.th[v] - B > 0:
+                        j = min(j, bisect.bisect_right(wc, wc[v] - (fs.th[v] - B) + tol) - 1)
+                    if i > j:
+                        continue
+                if rules.sub_interval:  # P_SP, Eq. (12)
+                    if (fs.thL[u] if u is not None else 0.0) + (fs.thR[v] if v is not None else 0.0) > B:
+                        self.stats["intervals_pruned_sp"] += 1
+                        continue
+                alive.append((fs, i, j))
+            if not alive:
+                break
+            k_each = max(1, per_round // len(alive))
+            todo = []  # (feature state, interval start, interval end, points)
+            for fs, i, j in alive:
+                n_pts = j - i + 1
+                if k_each >= n_pts:
+                    pts = list(range(i, j + 1))
+                elif k_each == 1:
+                    pts = [(i + j) // 2]
+                else:
+                    pts = sorted({i + (t * n_pts) // (k_each + 1) for t in range(1, k_each + 1)})
+                todo.append((fs, i, j, pts))
+            f1s = np.fromiter((fs.f for fs, _, _, pts in todo for _ in pts), dtype=np.int64)
+            ws = [w for _, _, _, pts in todo for w in pts]
+            zs = np.fromiter((fs.cuts[w] for fs, _, _, pts in todo for w in pts), dtype=np.int32)
+            tLs, tRs = self.d2_batch(node, ordl, posl, f1s, zs)
+            self.stats["splits_evaluated"] += len(ws)
+            tws = (tLs + tRs).tolist()
+            tLs = tLs.tolist()
+            tRs = tRs.tolist()
+            for k, f in enumerate(f1s.tolist()):
+                if tws[k] <= inc.bound_for(f, ws[k]) - gap:
+                    inc.set(tws[k], None, f, ws[k])  # tree built once at the end
+                    best_fz = (f, int(zs[k]))
+            pending = []
+            k = 0
+            for fs, i, j, pts in todo:
+                f = fs.f
+                wc = fs.wc
+                prev_hi = i  # start of the piece left of the current point
+                for w in pts:
+                    tL, tR, tw = tLs[k], tRs[k], tws[k]
+                    k += 1
+                    bisect.insort(fs.V, w)
+                    fs.th[w], fs.thL[w], fs.thR[w] = tw, tL, tR
+                    if rules.interval_shrinking:  # Theorem 2
+                        if tL <= 0.0 and tw > inc.bound_for(f, 0) - gap:
+                            fs.ML = max(fs.ML, w + 1)
+                        if tR <= 0.0 and tw > inc.bound_for(f, w + 1) - gap:
+                            fs.MR = min(fs.MR, w - 1)
+                    lo, hi = w - 1, w + 1
+                    if rules.neighbourhood:  # P_NB, Eq. (9)
+                        r_ = tw - (inc.bound_for(f, w - 1) - gap)
+                        if r_ > 0:
+                            lo = min(lo, bisect.bisect_right(wc, wc[w] - r_ + tol) - 1)
+                        r_ = tw - (inc.bound_for(f, w + 1) - gap)
+                        if r_ > 0:
+                            hi = max(hi, bisect.bisect_left(wc, wc[w] + r_ - tol))
+                    if prev_hi <= lo:
+                        pending.append((fs, prev_hi, lo))
+                    prev_hi = hi
+                if prev_hi <= j:
+                    pending.append((fs, prev_hi, j))
+        if best_fz is not None and inc.f >= 0 and inc.tree is None:
+            f, z = best_fz
+            pos = self.scratch_pos
+            pos[node.order[f]] = np.arange(node.m, dtype=np.int32)
+            P = pos[node.order]
+            tL, tR, tree = self.d2_split(node, f, P, z, True)
+            inc.tree = tree
+
+    def _solve_d2_minleaf(self, node: _Node, inc: "_Incumbent", gap: float) -> None:
+        """Depth-two sub-problem with a minimum leaf size: plain Alg. 1 per feature."""
+        for f in range(self.p):
+            self.branch(node, 2, f, inc, 1, gap)
+
     def report_root(self, inc: "_Incumbent") -> None:
         if inc.cost < self.root_cost:
             self.root_cost = inc.cost
             self.root_tree = inc.tree
             if self.on_progress is not None:
                 self.on_progress(time.perf_counter() - self.start, inc.cost, self.root_lb)
+
+
+class _FeatState:
+    """Per-feature state of Alg. 1 inside the batched depth-two search."""
+
+    __slots__ = ("f", "cuts", "wc", "V", "th", "thL", "thR", "ML", "MR")
+
+    def __init__(self, f: int, cuts: np.ndarray, wc: np.ndarray) -> None:
+        self.f = f
+        self.cuts = cuts
+        self.wc = wc
+        self.V: list[int] = []
+        self.th: dict[int, float] = {}
+        self.thL: dict[int, float] = {}
+        self.thR: dict[int, float] = {}
+        self.ML = 0
+        self.MR = cuts.shape[0] - 1
 
 
 class _Incumbent:
@@ -658,7 +953,7 @@ class _Incumbent:
     order; a leaf incumbent is never replaced by an equally good split.
     """
 
-    __slots__ = ("cost", "tree", "f", "s", "outer", "d_strict", "d_tie")
+    __slots__ = ("cost", "tree", "f", "s", "outer", "d_strict", "d_tie", "active")
 
     def __init__(self, outer: float, d_strict: float, d_tie: float) -> None:
         self.cost = math.inf
@@ -668,15 +963,17 @@ class _Incumbent:
         self.outer = outer  # caller's inclusive bound B
         self.d_strict = d_strict
         self.d_tie = d_tie
+        self.active = False
 
-    def set(self, cost: float, tree: DPNode, f: int, s: int) -> None:
+    def set(self, cost: float, tree: Optional[DPNode], f: int, s: int) -> None:
         self.cost, self.tree, self.f, self.s = cost, tree, f, s
+        self.active = True
 
     def bound_for(self, f: int, s: int) -> float:
         """Largest cost that a split (f, s) may have to improve on the incumbent."""
-        if self.tree is None:
+        if not self.active:
             return self.outer
-        if f == self.f and s < self.s:
+        if f < self.f or (f == self.f and s < self.s):
             return self.cost + self.d_tie
         return self.cost - self.d_strict
 

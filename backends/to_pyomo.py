@@ -15,6 +15,8 @@ loaded by hand (the interface is told not to raise on non-optimal termination).
 """
 from __future__ import annotations
 
+import logging
+import math
 import tempfile
 from fractions import Fraction
 from math import gcd
@@ -100,8 +102,12 @@ class MilpBackend(Backend):
         m, combined = self.build(model)
         solver_options = {"mip_rel_gap": 0.0, "mip_abs_gap": 0.999, "threads": max(1, options.threads),
                           "random_seed": options.seed, "output_flag": bool(options.verbose)}
-        res = Highs().solve(m, time_limit=options.time_limit, load_solutions=False,
-                            raise_exception_on_nonoptimal_result=False, solver_options=solver_options)
+        logging.getLogger("pyomo.contrib.solver").setLevel(logging.ERROR)  # we report status ourselves
+        opt = Highs()
+        opt.set_instance(m)  # the persistent interface keeps this highspy object for solve()
+        self._watch(opt._solver_model, combined, options, clock)
+        res = opt.solve(m, time_limit=options.time_limit, load_solutions=False,
+                        raise_exception_on_nonoptimal_result=False, solver_options=solver_options)
         tc = res.termination_condition
         if tc in (TerminationCondition.provenInfeasible, TerminationCondition.infeasibleOrUnbounded):
             return BackendResult(Status.INFEASIBLE, None, None, None, clock.elapsed(), f"HiGHS: {tc.name}")
@@ -123,6 +129,39 @@ class MilpBackend(Backend):
             options.on_progress(Progress(clock.elapsed(), levels[0], bound))
         return BackendResult(Status.OPTIMAL if optimal else Status.FEASIBLE, tuple(values), tuple(levels), bound,
                              clock.elapsed(), f"HiGHS via Pyomo: {tc.name}")
+
+
+    @staticmethod
+    def _watch(h, combined, options: SolveOptions, clock: Stopwatch) -> None:
+        """HiGHS callbacks: a progress line per improving solution; an outer watchdog that
+        interrupts the search 2% (at least 1 s) past the time limit, since HiGHS can
+        overshoot it; and Ctrl-C ends the search with the incumbent (highspy's handler)."""
+        if options.on_progress is not None and (combined.weights or combined.linear):
+            report = options.on_progress
+
+            def improved(e) -> None:
+                out = e.data_out
+                inc = _level(combined, out.objective_function_value)
+                bnd = _level(combined, out.mip_dual_bound)
+                report(Progress(clock.elapsed(), inc, bnd))
+
+            h.cbMipImprovingSolution += improved
+        if options.time_limit is not None:
+            deadline = options.time_limit + max(1.0, 0.02 * options.time_limit)
+
+            def watchdog(e) -> None:
+                if clock.elapsed() > deadline:
+                    e.interrupt()
+
+            h.cbMipInterrupt += watchdog
+        try:
+            h.HandleKeyboardInterrupt = True
+        except AttributeError:  # an older highspy without the handler
+            pass
+
+
+def _level(combined, value: float) -> Fraction | None:
+    return combined.first_level_bound(value - 1e-6) if math.isfinite(value) else None
 
 
 def _numeric_row(row: ir.Linear) -> tuple[list, float | int]:

@@ -125,6 +125,10 @@ class MaxSatBackend(Backend):
             timer.start()
         try:
             found = rc2.compute(expect_interrupt=True) if timer is not None else rc2.compute()
+        except KeyboardInterrupt:  # Ctrl-C: stop and return what we have
+            found = None
+            interrupted.set()
+            options = SolveOptions(time_limit=0.0, on_progress=options.on_progress)
         finally:
             if timer is not None:
                 timer.cancel()
