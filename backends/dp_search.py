@@ -494,8 +494,8 @@ class _Solver:
         inc = _Incumbent(bound, self.d_strict, self.d_tie)
         if cost_leaf <= bound:
             inc.set(cost_leaf, DPLeaf(label), -1, -1)
-        if d == 2 and level > 0:
-            self.solve_d2(node, inc, gap_local)
+        if d == 2:
+            self.solve_d2(node, inc, gap_local, level == 0)
             if inc.tree is not None:
                 return _Res(inc.cost, inc.tree, max(0.0, inc.cost - gap_node))
             return _Res(math.inf, None, self.lb_after_fail(bound - gap_node))
@@ -702,43 +702,32 @@ class _Solver:
             return self.d2_batch_binary(node, ordl, posl, f1s, zs)
         ys = self.ys(node)
         call = self.call(node)
-        pen = self.d2_penalty(node)
+        vidx = self.valid_flat(node)
+        call_v = np.take(call.reshape(K, p * m), vidx, axis=1)  # (K, V)
+        tot = call[:, 0, -1]
         chunk = max(1, self.batch_elems // (K * p * m))
         outL = np.empty(B)
         outR = np.empty(B)
         for a in range(0, B, chunk):
             b = min(B, a + chunk)
             M = self.root_masks(node, ordl, posl, f1s[a:b], zs[a:b])
-            if K == 2:
-                c1 = np.cumsum(M * ys[1], axis=2, dtype=self.dtype)
-                c0 = np.cumsum(M * ys[0], axis=2, dtype=self.dtype)
-                t0 = c0[:, 0, -1:, None]
-                t1 = c1[:, 0, -1:, None]
-                eL = np.minimum(c0, c1)
-                eL += np.minimum(t0 - c0, t1 - c1)
-                r0 = call[0] - c0
-                r1 = call[1] - c1
-                eR = np.minimum(r0, r1)
-                eR += np.minimum((call[0, 0, -1] - t0) - r0, (call[1, 0, -1] - t1) - r1)
-                tl = np.stack([t0[:, 0, 0], t1[:, 0, 0]])
-            else:
-                CL = np.cumsum(M[:, None] * ys[None], axis=3, dtype=self.dtype)  # (b, K, p, m)
-                tl = CL[:, :, 0, -1].T  # (K, b)
-                RL = tl.T[:, :, None, None] - CL
-                eL = (CL.sum(axis=1) - CL.max(axis=1)) + (RL.sum(axis=1) - RL.max(axis=1))
-                CR = call[None] - CL
-                tr_ = (call[:, 0, -1][:, None] - tl).T
-                RR = tr_[:, :, None, None] - CR
-                eR = (CR.sum(axis=1) - CR.max(axis=1)) + (RR.sum(axis=1) - RR.max(axis=1))
-            eL += pen
-            eR += pen
-            bestL = eL.reshape(b - a, -1).min(axis=1)
-            bestR = eR.reshape(b - a, -1).min(axis=1)
-            tr = call[:, 0, -1][:, None] - tl
-            leafL = tl.sum(axis=0) - tl.max(axis=0)
-            leafR = tr.sum(axis=0) - tr.max(axis=0)
-            outL[a:b] = np.minimum(bestL, leafL)
-            outR[a:b] = np.minimum(bestR, leafR)
+            CL = np.cumsum(np.multiply(M[:, None], ys[None], dtype=self.dtype), axis=3, dtype=self.dtype)
+            tl = CL[:, :, 0, -1].astype(np.float64)  # (b, K) class weights going left
+            tr = tot[None, :] - tl
+            nl = tl.sum(axis=1)
+            nr = tr.sum(axis=1)
+            eL = nl - tl.max(axis=1)  # leaves
+            eR = nr - tr.max(axis=1)
+            if vidx.shape[0]:
+                CLv = np.take(CL.reshape(b - a, K, p * m), vidx, axis=2)  # (b, K, V)
+                # Eq. (13): errors = n - max_k C_k - max_k (FQ_k - C_k) on each side
+                sL = CLv.max(axis=1) + (tl[:, :, None] - CLv).max(axis=1)
+                CRv = call_v[None] - CLv
+                sR = CRv.max(axis=1) + (tr[:, :, None] - CRv).max(axis=1)
+                eL = np.minimum(eL, nl - sL.max(axis=1))
+                eR = np.minimum(eR, nr - sR.max(axis=1))
+            outL[a:b] = eL
+            outR[a:b] = eR
         return outL, outR
 
     def binary_prep(self, node: _Node):
@@ -797,13 +786,13 @@ class _Solver:
             outR[a:b] = eR
         return outL, outR
 
-    def d2_penalty(self, node: _Node) -> np.ndarray:
-        """(p, m): 0 at distinct-value boundaries, a huge cost elsewhere."""
+    def valid_flat(self, node: _Node) -> np.ndarray:
+        """Flat indices into (p, m) of the distinct-value boundaries."""
         if node.pen is None:
-            node.pen = np.where(self.valid_positions(node), 0, self.big).astype(self.dtype)
+            node.pen = np.flatnonzero(self.valid_positions(node).ravel())
         return node.pen
 
-    def solve_d2(self, node: _Node, inc: "_Incumbent", gap: float) -> None:
+    def solve_d2(self, node: _Node, inc: "_Incumbent", gap: float, is_root: bool = False) -> None:
         """Depth-two sub-problem: Alg. 1 over all root features at once, in rounds.
 
         Each round pops every open interval of every feature, shrinks or drops it with IS
@@ -830,8 +819,11 @@ class _Solver:
         while pending:
             self.check_time()
             alive = []
+            strict, tie, incf, incs = inc.bounds(gap)
             for fs, i, j in pending:
-                B = inc.bound_for(fs.f, j) - gap  # inclusive bound for the whole interval
+                f = fs.f
+                # inclusive bound for the whole interval (inlined Incumbent.bound_for)
+                B = tie if (f < incf or (f == incf and j < incs)) else strict
                 V = fs.V
                 k = bisect.bisect_left(V, i)
                 u = V[k - 1] if k > 0 else None
@@ -874,32 +866,46 @@ class _Solver:
             tws = (tLs + tRs).tolist()
             tLs = tLs.tolist()
             tRs = tRs.tolist()
+            improved = False
             for k, f in enumerate(f1s.tolist()):
-                if tws[k] <= inc.bound_for(f, ws[k]) - gap:
+                if tws[k] <= inc.bound_for(f, ws[k]) - gap:  # rare: usually no improvement
                     inc.set(tws[k], None, f, ws[k])  # tree built once at the end
                     best_fz = (f, int(zs[k]))
+                    improved = True
+            if improved and is_root:  # anytime: keep the root incumbent current
+                self.d2_tree(node, inc, best_fz)
+                self.report_root(inc)
             pending = []
             k = 0
+            strict, tie, incf, incs = inc.bounds(gap)
+            use_is = rules.interval_shrinking
+            use_nb = rules.neighbourhood
             for fs, i, j, pts in todo:
                 f = fs.f
                 wc = fs.wc
+                V, th, thL, thR = fs.V, fs.th, fs.thL, fs.thR
+                f_before = f < incf
+                f_same = f == incf
                 prev_hi = i  # start of the piece left of the current point
                 for w in pts:
                     tL, tR, tw = tLs[k], tRs[k], tws[k]
                     k += 1
-                    bisect.insort(fs.V, w)
-                    fs.th[w], fs.thL[w], fs.thR[w] = tw, tL, tR
-                    if rules.interval_shrinking:  # Theorem 2
-                        if tL <= 0.0 and tw > inc.bound_for(f, 0) - gap:
+                    bisect.insort(V, w)
+                    th[w], thL[w], thR[w] = tw, tL, tR
+                    # bounds left / right of w (inlined Incumbent.bound_for)
+                    b_left = tie if (f_before or (f_same and w - 1 < incs)) else strict
+                    b_right = tie if (f_before or (f_same and w + 1 < incs)) else strict
+                    if use_is:  # Theorem 2
+                        if tL <= 0.0 and tw > (tie if (f_before or (f_same and 0 < incs)) else strict):
                             fs.ML = max(fs.ML, w + 1)
-                        if tR <= 0.0 and tw > inc.bound_for(f, w + 1) - gap:
+                        if tR <= 0.0 and tw > b_right:
                             fs.MR = min(fs.MR, w - 1)
                     lo, hi = w - 1, w + 1
-                    if rules.neighbourhood:  # P_NB, Eq. (9)
-                        r_ = tw - (inc.bound_for(f, w - 1) - gap)
+                    if use_nb:  # P_NB, Eq. (9)
+                        r_ = tw - b_left
                         if r_ > 0:
                             lo = min(lo, bisect.bisect_right(wc, wc[w] - r_ + tol) - 1)
-                        r_ = tw - (inc.bound_for(f, w + 1) - gap)
+                        r_ = tw - b_right
                         if r_ > 0:
                             hi = max(hi, bisect.bisect_left(wc, wc[w] + r_ - tol))
                     if prev_hi <= lo:
@@ -908,12 +914,15 @@ class _Solver:
                 if prev_hi <= j:
                     pending.append((fs, prev_hi, j))
         if best_fz is not None and inc.f >= 0 and inc.tree is None:
-            f, z = best_fz
-            pos = self.scratch_pos
-            pos[node.order[f]] = np.arange(node.m, dtype=np.int32)
-            P = pos[node.order]
-            tL, tR, tree = self.d2_split(node, f, P, z, True)
-            inc.tree = tree
+            self.d2_tree(node, inc, best_fz)
+
+    def d2_tree(self, node: _Node, inc: "_Incumbent", best_fz: tuple[int, int]) -> None:
+        """Materialise the incumbent depth-two tree (Alg. 2 with argmins)."""
+        f, z = best_fz
+        pos = self.scratch_pos
+        pos[node.order[f]] = np.arange(node.m, dtype=np.int32)
+        P = pos[node.order]
+        inc.tree = self.d2_split(node, f, P, z, True)[2]
 
     def _solve_d2_minleaf(self, node: _Node, inc: "_Incumbent", gap: float) -> None:
         """Depth-two sub-problem with a minimum leaf size: plain Alg. 1 per feature."""
@@ -968,6 +977,13 @@ class _Incumbent:
     def set(self, cost: float, tree: Optional[DPNode], f: int, s: int) -> None:
         self.cost, self.tree, self.f, self.s = cost, tree, f, s
         self.active = True
+
+    def bounds(self, gap: float) -> tuple[float, float, int, int]:
+        """``(strict, tie, f, s)`` so that ``bound_for(f', s') - gap`` is ``tie`` when
+        ``(f', s') < (f, s)`` lexicographically and ``strict`` otherwise."""
+        if not self.active:
+            return self.outer - gap, self.outer - gap, -1, -1
+        return self.cost - self.d_strict - gap, self.cost + self.d_tie - gap, self.f, self.s
 
     def bound_for(self, f: int, s: int) -> float:
         """Largest cost that a split (f, s) may have to improve on the incumbent."""

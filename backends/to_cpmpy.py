@@ -97,6 +97,8 @@ class CpBackend(Backend):
         from ortools.sat.python import cp_model
 
         clock = Stopwatch()
+        if any(not c.lits for c in model.clauses):
+            return BackendResult(Status.INFEASIBLE, None, None, None, clock.elapsed(), "an empty clause")
         m, xs, combined = self.build(model)
         solver = cp.SolverLookup.get("ortools", m)
         kwargs = {"num_search_workers": max(1, options.threads), "random_seed": options.seed}

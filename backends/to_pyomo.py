@@ -69,7 +69,8 @@ class MilpBackend(Backend):
 
         m.clauses = pyo.ConstraintList()
         for c in model.clauses:
-            m.clauses.add(sum(lit(l) for l in c.lits) >= 1)
+            if c.lits:  # an empty clause is reported as infeasible before building
+                m.clauses.add(sum(lit(l) for l in c.lits) >= 1)
         m.rows = pyo.ConstraintList()
         for row in model.linears:
             terms, rhs = _numeric_row(row)
@@ -99,6 +100,8 @@ class MilpBackend(Backend):
         from pyomo.contrib.solver.solvers.highs import Highs
 
         clock = Stopwatch()
+        if any(not c.lits for c in model.clauses):
+            return BackendResult(Status.INFEASIBLE, None, None, None, clock.elapsed(), "an empty clause")
         m, combined = self.build(model)
         solver_options = {"mip_rel_gap": 0.0, "mip_abs_gap": 0.999, "threads": max(1, options.threads),
                           "random_seed": options.seed, "output_flag": bool(options.verbose)}

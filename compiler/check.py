@@ -545,7 +545,7 @@ class _Checker:
                 if not holds:
                     self.errs.add(OdtTypeError, "this constraint compares constants and is always false", r.span)
                 continue
-            out.append(LinearConstraint(diff, op, span or r.span, scope))
+            out.append(LinearConstraint(diff, op, span or r.span, scope, forms[i], forms[i + 1]))
         if r.cost is not None and r.cost.name is not None and r.cost.name.text not in self.costs:
             self.errs.add(OdtNameError, f"unknown cost table '{r.cost.name.text}'", r.cost.name.span,
                           did_you_mean(r.cost.name.text, self.costs, "cost table"))

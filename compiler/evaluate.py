@@ -100,10 +100,14 @@ def evaluate(program: CheckedProgram, tree: Tree) -> Evaluation:
     for c in program.constraints:
         if not isinstance(c, LinearConstraint):
             continue
-        lhs = c.form
-        value = form_value(program, tree, pred, LinearForm(lhs.terms, Fraction(0)))
-        bound = float(-lhs.constant)
-        holds = {"<=": value <= bound + _TOL, ">=": value >= bound - _TOL, "==": abs(value - bound) <= _TOL}[c.op]
+        diff = form_value(program, tree, pred, c.form)
+        holds = {"<=": diff <= _TOL, ">=": diff >= -_TOL, "==": abs(diff) <= _TOL}[c.op]
+        if c.left is not None and c.right is not None:  # report the sides as written
+            value = form_value(program, tree, pred, c.left)
+            bound = form_value(program, tree, pred, c.right)
+        else:
+            value = form_value(program, tree, pred, LinearForm(c.form.terms, Fraction(0)))
+            bound = float(-c.form.constant)
         checks.append(ConstraintCheck(_quote(c.span), c.span.line if c.span else 0, value, c.op, bound, holds))
     checks.extend(_skeleton_checks(program, tree))
     return Evaluation(errors, objective, tuple(checks))

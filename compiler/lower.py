@@ -30,8 +30,9 @@ from .skeletons.tree_paths import TreePathsEncoding, encode_tree, make_buckets, 
 #: friendly solvers) and "flow" (Florio's MILP flow formulation, for MILP solvers)
 ENCODINGS = ("paths", "flow")
 
-#: quantities the tree lowering can express today
-LOWERED_QUANTITIES = ("errors", "nodes", "leaves")
+#: quantities the tree lowering can express today (abs only inside constraints)
+LOWERED_QUANTITIES = ("errors", "nodes", "leaves", "predicted", "tp", "fp", "tn", "fn", "abs")
+PREDICTION_KINDS = {"predicted", "tp", "fp", "tn", "fn"}
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,9 @@ def refuse_unlowered(program: CheckedProgram) -> None:
         raise _unsupported("the depth range", sk.span, "minimising depth (S3) is not lowered yet")
     for level in program.objective.levels:
         _check_form(level, program.objective.span)
+        if "abs" in level.kinds():
+            raise _unsupported("abs(...) in the objective", program.objective.span,
+                               "bound it in a constraint instead, e.g. abs(rate(1, A) - rate(1, B)) <= 0.05")
     for c in program.constraints:
         if isinstance(c, StructuralConstraint):
             raise _unsupported("the constraint", c.span)
@@ -74,6 +78,26 @@ def _check_form(form: LinearForm, span) -> None:
         if q.kind not in LOWERED_QUANTITIES:
             raise _unsupported(f"the quantity '{q}' in", span,
                                f"lowered quantities are {', '.join(LOWERED_QUANTITIES)}")
+        if q.inner is not None:
+            _check_form(q.inner, span)
+
+
+def expand_abs(c: LinearConstraint) -> list[LinearForm]:
+    """``k * abs(E) + R <= 0`` (k > 0) holds iff ``k*E + R <= 0`` and ``-k*E + R <= 0``:
+    a convex use of abs becomes two linear rows (several abs terms: every sign choice).
+    ``>=`` rows are negated first; an abs that would need a disjunction is refused."""
+    form = c.form if c.op == "<=" else c.form.scale(Fraction(-1))
+    out = [LinearForm((), form.constant)]
+    for q, coef in form.terms:
+        if q.kind != "abs":
+            out = [f.plus(LinearForm(((q, coef),))) for f in out]
+            continue
+        if coef < 0 or c.op == "==":
+            raise _unsupported("the non-convex use of abs(...) in", c.span,
+                               "abs can only be bounded from above, e.g. abs(x) <= 0.05")
+        assert q.inner is not None
+        out = [f.plus(q.inner.scale(sign * coef)) for f in out for sign in (1, -1)]
+    return out
 
 
 def lower(program: CheckedProgram, encoding: str = "paths", backend: str | None = None) -> Lowered:
@@ -97,8 +121,10 @@ def _lower(program: CheckedProgram, encoding: str) -> Lowered:
     data = program.dataset
     forms = list(program.objective.levels) + [c.form for c in program.constraints]
     kinds = set().union(*(f.kinds() for f in forms)) if forms else set()
+    kinds |= {k for f in forms for q, _ in f.terms if q.inner is not None for k in q.inner.kinds()}
     count_size = bool(kinds & {"nodes", "leaves"}) or sk.leaves is not None or sk.nodes is not None
-    groups_used = sorted({q.group for f in forms for q, _ in f.terms if q.group is not None})
+    predictions = bool(kinds & PREDICTION_KINDS)
+    groups_used = sorted({g for f in forms for g in _groups(f)})
     masks = [program.groups[g] for g in groups_used]
     b = ir.ModelBuilder()
     if program.splits == "multivariate":
@@ -112,7 +138,7 @@ def _lower(program: CheckedProgram, encoding: str) -> Lowered:
     else:
         features = useful_features(data.X, program.feature_mask)
         buckets = make_buckets(data.X, data.y, data.row_weights(), features, masks)
-        enc = encode_tree(b, sk.depth, features, buckets, len(data.classes), count_size)
+        enc = encode_tree(b, sk.depth, features, buckets, len(data.classes), count_size, predictions=predictions)
 
     def terms_of(form: LinearForm) -> tuple[list[tuple[Fraction, int]], Fraction]:
         terms: list[tuple[Fraction, int]] = []
@@ -125,8 +151,16 @@ def _lower(program: CheckedProgram, encoding: str) -> Lowered:
 
     for c in program.constraints:
         assert isinstance(c, LinearConstraint)
-        terms, constant = terms_of(c.form)
-        b.linear(terms, c.op, -constant, ir.Origin(("constraint", c.span.line if c.span else 0), c.span))
+        rows = expand_abs(c) if "abs" in c.form.kinds() else [c.form]
+        op = "<=" if len(rows) > 1 or rows[0] is not c.form else c.op
+        for form in rows:
+            terms, constant = terms_of(form)
+            if not terms:  # decided by the data alone: drop it, or make the model infeasible
+                holds = {"<=": constant <= 0, ">=": constant >= 0, "==": constant == 0}[op]
+                if not holds:
+                    b.clause(())
+                continue
+            b.linear(terms, op, -constant, ir.Origin(("constraint", c.span.line if c.span else 0), c.span))
     limit = min(x for x in (sk.leaves, None if sk.nodes is None else sk.nodes + 1) if x is not None) \
         if (sk.leaves is not None or sk.nodes is not None) else None
     if limit is not None and limit < (1 << sk.depth):  # S2: leaves <= L, nodes <= K (Avellaneda Thm 2)
@@ -140,8 +174,42 @@ def _lower(program: CheckedProgram, encoding: str) -> Lowered:
     return Lowered(b.build(), enc, tuple(labels), encoding)
 
 
+def _groups(form: LinearForm) -> set[str]:
+    out = set()
+    for q, _ in form.terms:
+        if q.group is not None:
+            out.add(q.group)
+        if q.inner is not None:
+            out |= _groups(q.inner)
+    return out
+
+
+def _predicted(enc, program: CheckedProgram, q: QuantityRef) -> tuple[list[tuple[Fraction, int]], Fraction]:
+    """predicted(k, G) and the confusion counts (positive class = index 1), written once
+    over the skeleton's prediction handle: a sum over buckets of weight * [predicted k]."""
+    mask = program.groups[q.group] if q.group is not None else None
+    terms: list[tuple[Fraction, int]] = []
+    constant = Fraction(0)
+    for u, bk in enumerate(enc.buckets):
+        if mask is not None and not mask[bk.rows[0]]:
+            continue
+        weight = dict(bk.class_weight)
+        if q.kind == "predicted":
+            k, w = q.klass, sum(weight.values(), Fraction(0))
+        else:
+            k = 1 if q.kind in ("tp", "fp") else 0
+            w = weight.get(1 if q.kind in ("tp", "fn") else 0, Fraction(0))
+        if w:
+            t, c = enc.prediction(u, k)
+            terms.extend((w * coef, lit) for coef, lit in t)
+            constant += w * c
+    return terms, constant
+
+
 def _quantity(enc, program: CheckedProgram, q: QuantityRef) -> tuple[list[tuple[Fraction, int]], Fraction]:
     """A quantity as (terms, constant), through the encoding's handles."""
+    if q.kind in PREDICTION_KINDS:
+        return _predicted(enc, program, q)
     if q.kind == "errors":
         return enc.errors(program.groups[q.group] if q.group is not None else None)
     if q.kind == "leaves":

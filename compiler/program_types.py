@@ -144,6 +144,8 @@ class LinearConstraint:
     op: str
     span: Span
     scope: str | None = None  # "node" / "leaf" / "path" for every-constraints
+    left: LinearForm | None = None  # the two sides as written, for reports
+    right: LinearForm | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -114,6 +114,10 @@ class TreeFlowEncoding:
                 terms.extend((-w, self.g[b, q, k]) for q in range(1, self.n_nodes + 1))
         return terms, constant
 
+    def prediction(self, u: int, k: int) -> tuple[list[tuple[Fraction, int]], Fraction]:
+        """"Bucket u is predicted class k": its flow into terminal k (integral, Theorem 1)."""
+        return [(ONE, self.g[u, q, k]) for q in range(1, self.n_nodes + 1)], Fraction(0)
+
     def leaves(self) -> tuple[list[tuple[Fraction, int]], Fraction]:
         return [(ONE, v) for v in self.p.values()], Fraction(0)
 

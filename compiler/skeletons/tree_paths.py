@@ -39,6 +39,7 @@ import numpy as np
 from ..ir import ModelBuilder
 
 BOTTOM = -1  # the constant pseudo-feature of Theorem 2
+ONE = Fraction(1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +65,7 @@ class TreePathsEncoding:
     C: dict[tuple[int, int], int]  # (leaf, class) -> literal
     U: dict[int, int]  # leaf -> var (when counted)
     ok: dict[tuple[int, int], int]  # (bucket, class) -> var
+    P: dict[tuple[int, int], int] | None = None  # (bucket, class) -> literal "predicted class" (C1)
 
     @property
     def n_leaves(self) -> int:
@@ -78,6 +80,11 @@ class TreePathsEncoding:
             for c, w in b.class_weight:
                 out.append((w, -self.ok[u, c]))
         return out, Fraction(0)
+
+    def prediction(self, u: int, k: int) -> tuple[list[tuple[Fraction, int]], Fraction]:
+        """"Bucket u is predicted class k" as a linear form (the skeleton's prediction handle)."""
+        assert self.P is not None, "lowered without prediction handles"
+        return [(ONE, self.P[u, k])], Fraction(0)
 
     def leaves(self) -> tuple[list[tuple[Fraction, int]], Fraction]:
         """leaves = sum of U[v] (eq. 7): the used leaves of the perfect tree."""
@@ -156,7 +163,7 @@ def useful_features(X: np.ndarray, allowed: np.ndarray) -> list[int]:
 
 
 def encode_tree(b: ModelBuilder, depth: int, features: list[int], buckets: tuple[Bucket, ...], n_classes: int,
-                count_size: bool, exactly_one_feature: bool = False) -> TreePathsEncoding:
+                count_size: bool, exactly_one_feature: bool = False, predictions: bool = False) -> TreePathsEncoding:
     """Add the variables and clauses of the path-bit encoding to ``b``; return the handles."""
     n_internal = (1 << depth) - 1
     n_leaves = 1 << depth
@@ -170,7 +177,8 @@ def encode_tree(b: ModelBuilder, depth: int, features: list[int], buckets: tuple
             C[v, 1], C[v, 0] = lit, -lit
     else:
         C = {(v, c): b.new_bool(("C", v, c)) for v in range(n_leaves) for c in range(n_classes)}
-        for v in range(n_leaves):  # a leaf predicts at most one class
+        for v in range(n_leaves):  # a leaf predicts exactly one class
+            b.clause(C[v, c] for c in range(n_classes))
             for c1 in range(n_classes):
                 for c2 in range(c1 + 1, n_classes):
                     b.clause((-C[v, c1], -C[v, c2]))
@@ -178,6 +186,16 @@ def encode_tree(b: ModelBuilder, depth: int, features: list[int], buckets: tuple
     if count_size:  # a tree has at least one leaf, even when no row carries weight
         b.clause(U[v] for v in range(n_leaves))
     ok = {(u, c): b.new_bool(("ok", u, c)) for u, bk in enumerate(buckets) for c, _ in bk.class_weight}
+    P: dict[tuple[int, int], int] | None = None
+    if predictions:  # P[u, k] <-> bucket u reaches a leaf of class k (two classes: one literal)
+        P = {}
+        for u in range(len(buckets)):
+            if n_classes == 2:
+                lit = b.new_bool(("P", u, 1))
+                P[u, 1], P[u, 0] = lit, -lit
+            else:
+                for k in range(n_classes):
+                    P[u, k] = b.new_bool(("P", u, k))
 
     for q in range(1, n_internal + 1):  # (1) and optionally (2)
         b.clause(F[q, p] for p in positions)
@@ -201,6 +219,10 @@ def encode_tree(b: ModelBuilder, depth: int, features: list[int], buckets: tuple
                     b.clause(guard + (-ok[u, c], C[leaf, c]))
                 if count_size:  # (7)
                     b.clause(guard + (U[leaf],))
+                if P is not None:
+                    for k in ((1,) if n_classes == 2 else range(n_classes)):
+                        b.clause(guard + (-C[leaf, k], P[u, k]))
+                        b.clause(guard + (C[leaf, k], -P[u, k]))
                 continue
             x = X[u, level]
             for p in zeros:  # (3): right branch forbids features that are 0 for u
@@ -209,4 +231,4 @@ def encode_tree(b: ModelBuilder, depth: int, features: list[int], buckets: tuple
                 b.clause(guard + (x, -F[q, p]))
             stack.append((2 * q + 1, level + 1, guard + (-x,)))
             stack.append((2 * q, level + 1, guard + (x,)))
-    return TreePathsEncoding(depth, tuple(features), count_size, n_classes, buckets, F, X, C, U, ok)
+    return TreePathsEncoding(depth, tuple(features), count_size, n_classes, buckets, F, X, C, U, ok, P)
