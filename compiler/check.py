@@ -21,6 +21,7 @@ from .program_types import (
     BddSkeleton,
     CheckedObjective,
     CheckedProgram,
+    CostTable,
     DiagramSkeleton,
     LinearConstraint,
     LinearForm,
@@ -525,8 +526,44 @@ class _Checker:
             if text not in self.data.ids:
                 self.errs.add(OdtNameError, f"no row has id {text!r}", a.span, did_you_mean(str(text), self.data.ids, "row id"))
 
+    def resolved_costs(self, r: ast.Relation) -> CostTable | None:
+        if r.cost is None:
+            return None
+        table = r.cost.table if r.cost.table is not None else self.costs.get(r.cost.name.text) if r.cost.name else None
+        if table is None:
+            return None
+        return CostTable(tuple((self.column_of(n.text), c) for n, c in table.entries),
+                         table.default if table.default is not None else Fraction(0))
+
+    def column_of(self, name: str) -> str:
+        """A feature name used in a constraint, as the column it tests."""
+        if name in self.data.table.columns:
+            return name
+        for f in self.data.features:
+            if f.name == name:
+                return f.column
+        return name
+
     def relation(self, r: ast.Relation, scope: str | None, span: Span | None = None) -> list:
         forms = [self.safe_form(p) for p in r.parts]
+        costs = self.resolved_costs(r)
+        uses_cost = any(q.kind in ("cost", "expected_cost") for f in forms for q, _ in f.terms)
+        if uses_cost and costs is None:
+            self.errs.add(OdtTypeError, "a cost constraint needs its cost table", r.span,
+                          "add  with cost { feature: 3, *: 1 }  or  with cost <table name>")
+        if scope is not None:
+            allowed = {"leaf": {"samples"}, "node": {"samples"}, "path": {"cost"}}[scope]
+            for f in forms:
+                for q, _ in f.terms:
+                    if q.kind not in allowed:
+                        self.errs.add(OdtTypeError, f"'{q.kind}' has no meaning per {scope}", r.span,
+                                      f"inside 'every {scope}:' use {', '.join(sorted(allowed))}")
+        else:
+            for f in forms:
+                for q, _ in f.terms:
+                    if q.kind in ("samples", "cost"):
+                        self.errs.add(OdtTypeError, f"'{q.kind}' is measured per node, leaf or path", r.span,
+                                      f"write  every {'leaf' if q.kind == 'samples' else 'path'}: ...")
         out = []
         for i, op in enumerate(r.ops):
             if op == "!=":
@@ -545,7 +582,7 @@ class _Checker:
                 if not holds:
                     self.errs.add(OdtTypeError, "this constraint compares constants and is always false", r.span)
                 continue
-            out.append(LinearConstraint(diff, op, span or r.span, scope, forms[i], forms[i + 1]))
+            out.append(LinearConstraint(diff, op, span or r.span, scope, forms[i], forms[i + 1], costs))
         if r.cost is not None and r.cost.name is not None and r.cost.name.text not in self.costs:
             self.errs.add(OdtNameError, f"unknown cost table '{r.cost.name.text}'", r.cost.name.span,
                           did_you_mean(r.cost.name.text, self.costs, "cost table"))

@@ -18,8 +18,10 @@ BOTTOM = -1
 
 
 def finish(root: TreeNode, features: list[Feature], data: Dataset, rows: np.ndarray,
-           input_columns: tuple[str, ...]) -> Tree:
-    """Simplify a proto-tree against ``rows`` and keep only the features it tests."""
+           input_columns: tuple[str, ...], merge: bool = True) -> Tree:
+    """Simplify a proto-tree against ``rows`` and keep only the features it tests.
+    ``merge=False`` keeps sibling leaves of one class (when constraints count nodes or
+    tests, the decoded tree must be exactly the solver's)."""
     Xb = Binarizer(tuple(features)).transform(data.table) if features else np.zeros((data.n_rows, 0), bool)
 
     def build(node: TreeNode, rows: np.ndarray) -> TreeNode:
@@ -32,7 +34,7 @@ def finish(root: TreeNode, features: list[Feature], data: Dataset, rows: np.ndar
         if false_rows.size == 0:
             return build(node.if_true, true_rows)
         t, f = build(node.if_true, true_rows), build(node.if_false, false_rows)
-        if isinstance(t, Leaf) and isinstance(f, Leaf) and t.label == f.label:
+        if merge and isinstance(t, Leaf) and isinstance(f, Leaf) and t.label == f.label:
             return t
         return Split(node.feature, t, f)
 

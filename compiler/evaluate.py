@@ -98,7 +98,7 @@ def evaluate(program: CheckedProgram, tree: Tree) -> Evaluation:
     objective = tuple(form_value(program, tree, pred, lvl) for lvl in program.objective.levels)
     checks = []
     for c in program.constraints:
-        if not isinstance(c, LinearConstraint):
+        if not isinstance(c, LinearConstraint) or c.scope is not None:
             continue
         diff = form_value(program, tree, pred, c.form)
         holds = {"<=": diff <= _TOL, ">=": diff >= -_TOL, "==": abs(diff) <= _TOL}[c.op]
@@ -110,7 +110,117 @@ def evaluate(program: CheckedProgram, tree: Tree) -> Evaluation:
             bound = float(-c.form.constant)
         checks.append(ConstraintCheck(_quote(c.span), c.span.line if c.span else 0, value, c.op, bound, holds))
     checks.extend(_skeleton_checks(program, tree))
+    checks.extend(_structure_checks(program, tree))
     return Evaluation(errors, objective, tuple(checks))
+
+
+def _walk_rows(tree: Tree, Xb: np.ndarray, rows: np.ndarray):
+    """(node, rows reaching it, columns tested above it) for every node, pre-order."""
+    from .classifier import Leaf
+
+    out = []
+
+    def go(node, rows, above):
+        out.append((node, rows, above))
+        if isinstance(node, Leaf):
+            return
+        col = tree.features[node.feature].columns
+        hit = Xb[rows, node.feature]
+        go(node.if_true, rows[hit], above + list(col))
+        go(node.if_false, rows[~hit], above + list(col))
+
+    go(tree.root, rows, [])
+    return out
+
+
+def _structure_checks(program: CheckedProgram, tree: Tree) -> list[ConstraintCheck]:
+    """C3, C5-C10 re-checked on the decoded tree (rows of positive weight are counted)."""
+    from . import ast
+    from .classifier import Leaf
+    from .data import Binarizer
+    from .program_types import StructuralConstraint
+
+    data = program.dataset
+    Xb = Binarizer(tree.features).transform(data.table)
+    rows = np.flatnonzero(data.row_weights() > 0)
+    walked = _walk_rows(tree, Xb, rows)
+    leaf_of = np.full(data.n_rows, -1)
+    for i, (node, r, _) in enumerate(walked):
+        if isinstance(node, Leaf):
+            leaf_of[r] = i
+    checks = []
+
+    def column_of(name: str) -> str:
+        if name in data.table.columns:
+            return name
+        return next((f.column for f in data.features if f.name == name), name)
+
+    for c in program.constraints:
+        line = c.span.line if c.span else 0
+        text = _quote(c.span)
+        if isinstance(c, LinearConstraint) and c.scope in ("leaf", "node"):
+            nodes = [(n, r) for n, r, _ in walked if isinstance(n, Leaf) == (c.scope == "leaf")]
+            sides = [(_scoped_value(c.left, len(r)), _scoped_value(c.right, len(r))) for _, r in nodes]
+            diffs = [a - b for a, b in sides]
+            holds = all({"<=": d <= _TOL, ">=": d >= -_TOL, "==": abs(d) <= _TOL}[c.op] for d in diffs)
+            worst = (min if c.op == ">=" else max)(range(len(diffs)), key=lambda i: diffs[i]) if diffs else None
+            value, bound = sides[worst] if worst is not None else (0.0, 0.0)
+            checks.append(ConstraintCheck(text, line, value, c.op, bound, holds))
+        elif isinstance(c, LinearConstraint) and c.scope == "path":
+            assert c.costs is not None
+            paths = [above for n, _, above in walked if isinstance(n, Leaf)]
+            costs = [sum(float(c.costs.of(col)) for col in above) for above in paths]
+            bound = -float(c.form.constant) / float(c.form.terms[0][1]) if c.form.terms else 0.0
+            worst = max(costs) if costs else 0.0
+            checks.append(ConstraintCheck(text, line, worst, c.op, bound, worst <= bound + _TOL))
+        elif isinstance(c, StructuralConstraint):
+            node = c.node
+            if isinstance(node, ast.Every) and isinstance(node.body, ast.OrderOnPath):
+                a, b = column_of(node.body.first.text), column_of(node.body.second.text)
+                bad = 0
+                for n, _, above in walked:
+                    if not isinstance(n, Leaf) and b in tree.features[n.feature].columns and a not in above:
+                        bad += 1
+                checks.append(ConstraintCheck(text, line, float(bad), "==", 0.0, bad == 0))
+            elif isinstance(node, ast.Every) and isinstance(node.body, ast.PathExclusion):
+                cols = {column_of(x.text) for x in node.body.names}
+                bad = sum(1 for n, _, above in walked if isinstance(n, Leaf) and cols <= set(above))
+                checks.append(ConstraintCheck(text, line, float(bad), "==", 0.0, bad == 0))
+            elif isinstance(node, ast.UsesConstraint):
+                used = {col for f in (tree.features[n.feature] for n, _ in tree.walk() if not isinstance(n, Leaf))
+                        for col in f.columns}
+                ok = _uses_value(node.expr, used, column_of)
+                checks.append(ConstraintCheck(text, line, float(ok), "==", 1.0, ok))
+            elif isinstance(node, ast.CallConstraint):
+                from .constraints import _row_ref
+
+                ids = {rid: i for i, rid in enumerate(data.ids or ())}
+                r1, r2 = (ids.get(_row_ref(a), -1) for a in node.call.args)
+                same = r1 >= 0 and r2 >= 0 and (leaf_of[r1] == leaf_of[r2] or data.row_weights()[[r1, r2]].min() == 0)
+                checks.append(ConstraintCheck(text, line, float(same), "==", 1.0, bool(same)))
+            elif isinstance(node, ast.ThresholdRange):
+                lo, hi, col = float(node.low), float(node.high), node.name.text
+                ts = [f.threshold for f in tree.features if f.column == col and f.kind == "threshold"]
+                ok = all(lo <= t <= hi for t in ts)
+                checks.append(ConstraintCheck(text, line, float(len(ts)), ">=", 0.0, ok))
+    return checks
+
+
+def _scoped_value(form: LinearForm | None, samples: int) -> float:
+    if form is None:
+        return 0.0
+    return float(form.constant) + sum(float(c) * samples for q, c in form.terms if q.kind == "samples")
+
+
+def _uses_value(e, used: set[str], column_of) -> bool:
+    from . import ast
+
+    if isinstance(e, ast.UsesAtom):
+        return column_of(e.name.text) in used
+    if isinstance(e, ast.UsesNot):
+        return not _uses_value(e.item, used, column_of)
+    vals = [_uses_value(i, used, column_of) for i in e.items]
+    return all(vals) if isinstance(e, ast.UsesAnd) else any(vals)
 
 
 def _skeleton_checks(program: CheckedProgram, tree: Tree) -> list[ConstraintCheck]:

@@ -8,12 +8,15 @@ construct and its line — it is never silently dropped.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 
 from . import ir
+from . import ast
+from .constraints import lower_scoped, lower_structural, mentioned_columns
 from .errors import UnsupportedConstruct
 from .program_types import (
     CheckedProgram,
@@ -25,6 +28,7 @@ from .program_types import (
 )
 from .skeletons.tree_flow import HyperplaneInputs, TreeFlowEncoding, encode_tree_flow
 from .skeletons.tree_paths import TreePathsEncoding, encode_tree, make_buckets, useful_features
+from .skeletons.tree_structure import add_structure
 
 #: the encodings of the tree skeleton: "paths" (Avellaneda's SAT encoding, for clause-
 #: friendly solvers) and "flow" (Florio's MILP flow formulation, for MILP solvers)
@@ -67,10 +71,14 @@ def refuse_unlowered(program: CheckedProgram) -> None:
                                "bound it in a constraint instead, e.g. abs(rate(1, A) - rate(1, B)) <= 0.05")
     for c in program.constraints:
         if isinstance(c, StructuralConstraint):
-            raise _unsupported("the constraint", c.span)
-        if c.scope is not None:
-            raise _unsupported(f"the 'every {c.scope}' constraint", c.span)
-        _check_form(c.form, c.span)
+            if isinstance(c.node, ast.Relation) or (isinstance(c.node, ast.CallConstraint)
+                                                     and c.node.call.name.text != "same_leaf"):
+                raise _unsupported("the constraint", c.span)
+            continue
+        if c.scope is None:
+            _check_form(c.form, c.span)
+            if "expected_cost" in c.form.kinds():
+                raise _unsupported("the quantity 'expected_cost' in", c.span, "per-path cost is lowered")
 
 
 def _check_form(form: LinearForm, span) -> None:
@@ -108,10 +116,28 @@ def lower(program: CheckedProgram, encoding: str = "paths", backend: str | None 
         raise UnsupportedConstruct(
             f"{who} cannot take 'splits multivariate' (line {program.model_span.line}): hyperplane splits "
             "need continuous variables", program.model_span, "backends that support them: milp")
-    return _lower(program, encoding)
+    return _lower(program, encoding, backend)
 
 
-def _lower(program: CheckedProgram, encoding: str) -> Lowered:
+def needs_structure(program: CheckedProgram) -> bool:
+    """Constraints on nodes, leaves, paths, tests or row placement (C3, C5-C9)."""
+    return any(isinstance(c, StructuralConstraint) and not isinstance(c.node, ast.ThresholdRange)
+               or isinstance(c, LinearConstraint) and c.scope is not None for c in program.constraints)
+
+
+def allowed_features(program: CheckedProgram) -> np.ndarray:
+    """The model's feature mask, less thresholds outside a ``threshold c in [lo, hi]`` (C10)."""
+    mask = program.feature_mask.copy()
+    for c in program.constraints:
+        if isinstance(c, StructuralConstraint) and isinstance(c.node, ast.ThresholdRange):
+            lo, hi, col = float(c.node.low), float(c.node.high), c.node.name.text
+            for j, f in enumerate(program.dataset.features):
+                if f.column == col and f.kind == "threshold" and not lo <= f.threshold <= hi:
+                    mask[j] = False
+    return mask
+
+
+def _lower(program: CheckedProgram, encoding: str, backend: str | None = None) -> Lowered:
     """Build the IR model of ``program`` (a tree skeleton with a linear objective) with
     the named encoding of the skeleton; objectives and constraints are written once,
     through the encoding's handles."""
@@ -119,26 +145,41 @@ def _lower(program: CheckedProgram, encoding: str) -> Lowered:
     sk = program.skeleton
     assert isinstance(sk, TreeSkeleton)
     data = program.dataset
-    forms = list(program.objective.levels) + [c.form for c in program.constraints]
+    forms = list(program.objective.levels) + [c.form for c in program.constraints
+                                              if isinstance(c, LinearConstraint) and c.scope is None]
     kinds = set().union(*(f.kinds() for f in forms)) if forms else set()
     kinds |= {k for f in forms for q, _ in f.terms if q.inner is not None for k in q.inner.kinds()}
     count_size = bool(kinds & {"nodes", "leaves"}) or sk.leaves is not None or sk.nodes is not None
     predictions = bool(kinds & PREDICTION_KINDS)
     groups_used = sorted({g for f in forms for g in _groups(f)})
     masks = [program.groups[g] for g in groups_used]
+    structure = needs_structure(program)
+    if structure and encoding != "paths":
+        first = next(c for c in program.constraints
+                     if isinstance(c, StructuralConstraint) or isinstance(c, LinearConstraint) and c.scope)
+        who = f"backend '{backend}'" if backend else f"the '{encoding}' encoding"
+        raise UnsupportedConstruct(
+            f"{who} cannot take '{first.span.quote()}' (line {first.span.line}): constraints on nodes, leaves, "
+            "paths, tests or row placement are lowered for the path encoding only", first.span,
+            "backends that support them: maxsat, cp")
+    mask = allowed_features(program)
     b = ir.ModelBuilder()
     if program.splits == "multivariate":
-        planes = HyperplaneInputs.of(data, program.feature_mask)
+        planes = HyperplaneInputs.of(data, mask)
         buckets = make_buckets(planes.Z, data.y, data.row_weights(), None, masks)
         enc: TreePathsEncoding | TreeFlowEncoding = encode_tree_flow(b, sk.depth, [], buckets, len(data.classes), planes)
     elif encoding == "flow":
-        features = useful_features(data.X, program.feature_mask)
+        features = useful_features(data.X, mask)
         buckets = make_buckets(data.X, data.y, data.row_weights(), features, masks)
         enc = encode_tree_flow(b, sk.depth, features, buckets, len(data.classes))
     else:
-        features = useful_features(data.X, program.feature_mask)
+        features = useful_features(data.X, mask, keep_duplicates=structure)
         buckets = make_buckets(data.X, data.y, data.row_weights(), features, masks)
-        enc = encode_tree(b, sk.depth, features, buckets, len(data.classes), count_size, predictions=predictions)
+        enc = encode_tree(b, sk.depth, features, buckets, len(data.classes), count_size, predictions=predictions,
+                          exactly_one_feature=structure)
+        if structure:
+            enc = dataclasses.replace(enc, merge_leaves=False)
+            _lower_structure(b, enc, program)
 
     def terms_of(form: LinearForm) -> tuple[list[tuple[Fraction, int]], Fraction]:
         terms: list[tuple[Fraction, int]] = []
@@ -150,7 +191,8 @@ def _lower(program: CheckedProgram, encoding: str) -> Lowered:
         return _merge(terms), constant
 
     for c in program.constraints:
-        assert isinstance(c, LinearConstraint)
+        if isinstance(c, StructuralConstraint) or c.scope is not None:
+            continue  # lowered with the structure handles above
         rows = expand_abs(c) if "abs" in c.form.kinds() else [c.form]
         op = "<=" if len(rows) > 1 or rows[0] is not c.form else c.op
         for form in rows:
@@ -172,6 +214,34 @@ def _lower(program: CheckedProgram, encoding: str) -> Lowered:
         labels.append(label)
         b.objective(ir.Objective(tuple(terms), constant, label))
     return Lowered(b.build(), enc, tuple(labels), encoding)
+
+
+def _lower_structure(b: ir.ModelBuilder, enc: TreePathsEncoding, program: CheckedProgram) -> None:
+    """Structure handles on the path encoding, then every C3, C5-C9 constraint on them."""
+    data = program.dataset
+
+    def column_of(name: str) -> str:
+        if name in data.table.columns:
+            return name
+        return next((f.column for f in data.features if f.name == name), name)
+
+    feature_columns = [data.features[f].column for f in enc.features]
+    cols = mentioned_columns(program.constraints, column_of)
+    all_columns = sorted(set(feature_columns))
+    if "*" in cols:
+        cols = set(all_columns)
+    st = add_structure(b, enc, sorted(cols & set(all_columns)) + sorted(cols - set(all_columns)), feature_columns)
+    row_bucket = {r: u for u, bk in enumerate(enc.buckets) for r in bk.rows}
+    ids = {rid: i for i, rid in enumerate(data.ids)} if data.ids is not None else {}
+
+    def bucket_of_row(rid: str) -> int | None:
+        return row_bucket.get(ids.get(rid, -1))
+
+    for c in program.constraints:
+        if isinstance(c, LinearConstraint) and c.scope is not None:
+            lower_scoped(b, st, c, sorted(cols))
+        elif isinstance(c, StructuralConstraint) and not isinstance(c.node, ast.ThresholdRange):
+            lower_structural(b, st, c, column_of, bucket_of_row, enc.X)
 
 
 def _groups(form: LinearForm) -> set[str]:

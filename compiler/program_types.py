@@ -146,6 +146,18 @@ class LinearConstraint:
     scope: str | None = None  # "node" / "leaf" / "path" for every-constraints
     left: LinearForm | None = None  # the two sides as written, for reports
     right: LinearForm | None = None
+    costs: "CostTable | None" = None  # with cost {...}: per-column test costs (C8)
+
+
+@dataclass(frozen=True, slots=True)
+class CostTable:
+    """Test cost per column (C8); ``default`` for columns not listed (``*``)."""
+
+    costs: tuple[tuple[str, Fraction], ...]
+    default: Fraction = Fraction(0)
+
+    def of(self, column: str) -> Fraction:
+        return dict(self.costs).get(column, self.default)
 
 
 @dataclass(frozen=True, slots=True)

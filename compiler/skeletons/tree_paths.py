@@ -36,7 +36,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..ir import ModelBuilder
+from ..ir import ModelBuilder, Origin
 
 BOTTOM = -1  # the constant pseudo-feature of Theorem 2
 ONE = Fraction(1)
@@ -66,6 +66,7 @@ class TreePathsEncoding:
     U: dict[int, int]  # leaf -> var (when counted)
     ok: dict[tuple[int, int], int]  # (bucket, class) -> var
     P: dict[tuple[int, int], int] | None = None  # (bucket, class) -> literal "predicted class" (C1)
+    merge_leaves: bool = True  # decode: merge sibling leaves of one class (off under structure constraints)
 
     @property
     def n_leaves(self) -> int:
@@ -108,7 +109,8 @@ class TreePathsEncoding:
             return Split(p, build(2 * q + 1), build(2 * q))
 
         rows = np.array(sorted(r for bk in self.buckets for r in bk.rows), dtype=np.int64)
-        return finish(build(1), [data.features[f] for f in self.features], data, rows, input_columns)
+        return finish(build(1), [data.features[f] for f in self.features], data, rows, input_columns,
+                      merge=self.merge_leaves)
 
 
 def make_buckets(X: np.ndarray, y: np.ndarray, w: np.ndarray, features: list[int] | None,
@@ -144,9 +146,10 @@ def _exact(x: float) -> Fraction:
     return Fraction(repr(float(x)))
 
 
-def useful_features(X: np.ndarray, allowed: np.ndarray) -> list[int]:
+def useful_features(X: np.ndarray, allowed: np.ndarray, keep_duplicates: bool = False) -> list[int]:
     """Allowed features that split the data, one per class of identical or complementary
-    columns (a split on f and on not-f route the same rows, swapped)."""
+    columns (a split on f and on not-f route the same rows, swapped). With
+    ``keep_duplicates`` (constraints that name columns) twins of other columns are kept."""
     seen: set[bytes] = set()
     keep = []
     for f in np.flatnonzero(allowed):
@@ -155,7 +158,7 @@ def useful_features(X: np.ndarray, allowed: np.ndarray) -> list[int]:
             continue
         key = np.packbits(col).tobytes()
         comp = np.packbits(~col).tobytes()
-        if key in seen or comp in seen:
+        if (key in seen or comp in seen) and not keep_duplicates:
             continue
         seen.add(key)
         keep.append(int(f))
@@ -197,13 +200,10 @@ def encode_tree(b: ModelBuilder, depth: int, features: list[int], buckets: tuple
                 for k in range(n_classes):
                     P[u, k] = b.new_bool(("P", u, k))
 
-    for q in range(1, n_internal + 1):  # (1) and optionally (2)
+    for q in range(1, n_internal + 1):  # (1) and optionally (2), as one at-most-one row
         b.clause(F[q, p] for p in positions)
         if exactly_one_feature:
-            lits = [F[q, p] for p in positions]
-            for i in range(len(lits)):
-                for j in range(i + 1, len(lits)):
-                    b.clause((-lits[i], -lits[j]))
+            b.linear([(ONE, F[q, p]) for p in positions], "<=", ONE, Origin(("one feature", q)))
 
     for u, bk in enumerate(buckets):
         zeros = [p for p in range(len(features)) if not bk.x[p]] + [BOTTOM]
