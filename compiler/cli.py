@@ -53,18 +53,11 @@ def cmd_check(args: argparse.Namespace) -> int:
           f"{len(data.binarizer.columns)} columns, target '{data.target}' with classes {list(data.classes)}")
     print(f"  groups      {', '.join(f'{g} ({int(m.sum())} rows)' for g, m in c.groups.items()) or '-'}")
     print(f"  model       {c.model_span.quote()}")
-    print(f"  objective   {'maximize' if c.objective.maximized else 'minimize'} "
-          f"{' then '.join(str(l) for l in c.objective.levels)}")
+    print(f"  objective   {c.objective.span.quote() if c.objective.span.source else 'minimize errors (default)'}")
     print(f"  constraints {len(c.constraints)}")
     refuse_unlowered(c)
-    from odt.backends import capabilities
-
     name = prog.backend_name()
-    low = prog.lowered_for(name)
-    prog._backend(name).check_capabilities(low.model, capabilities())
-    st = low.model.stats()
-    print(f"  lowering    ok for backend '{name}' ({low.encoding_name} encoding: {st.variables} variables, "
-          f"{st.clauses} clauses, {st.linear_rows} linear rows)")
+    print(f"  lowering    ok for backend '{name}' ({prog.check_backend(name)})")
     return 0
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from odt.backends import BACKENDS, capabilities, get_backend
+from odt.backends.dp import fragment_error
 from odt.backends.base import Artifact, BackendResult, Progress, SolveOptions, Status
 
 from . import ir
@@ -108,6 +109,10 @@ class Program:
             return name
         first_error: OdtError | None = None
         for candidate in BACKENDS:
+            if _is_program_backend(candidate):
+                if fragment_error(self.checked) is None:
+                    return candidate
+                continue
             try:
                 get_backend(candidate).check_capabilities(self.lowered_for(candidate).model, capabilities())
                 return candidate
@@ -116,7 +121,25 @@ class Program:
         assert first_error is not None
         raise first_error
 
+    def check_backend(self, name: str) -> str:
+        """Raise the error ``name`` would raise before solving; else describe the model."""
+        impl = self._backend(name)
+        if _is_program_backend(name):
+            reason = fragment_error(self.checked)
+            if reason is not None:
+                raise UnsupportedConstruct(f"backend '{name}' takes {reason}", self.checked.objective.span,
+                                           "backends for the rest: maxsat, cp, milp (or auto)")
+            return "ConTree search on the program (no IR)"
+        low = self.lowered_for(name)
+        impl.check_capabilities(low.model, capabilities())
+        st = low.model.stats()
+        return (f"{low.encoding_name} encoding: {st.variables} variables, {st.clauses} clauses, "
+                f"{st.linear_rows} linear rows")
+
     def lowered_for(self, backend: str) -> Lowered:
+        if _is_program_backend(backend):
+            raise UnsupportedConstruct(f"backend '{backend}' searches the program directly and has no IR or solver file",
+                                       hint="compile with --to wcnf, cpmpy or pyomo")
         return self.lowered(self._backend(backend).ENCODING, backend)
 
     def _backend(self, name: str):
@@ -144,8 +167,6 @@ class Program:
         req = self.checked.solve
         name = self.backend_name(backend)
         impl = self._backend(name)
-        low = self.lowered_for(name)
-        impl.check_capabilities(low.model, capabilities())
         if progress is not None and self.checked.objective.maximized:
             shown = progress
 
@@ -161,10 +182,15 @@ class Program:
             on_progress=progress,
             extra={k: v for k, v in req.options.items() if k in ("solver", "encoding")},
         )
+        if _is_program_backend(name):  # dp: the checked program, no IR
+            tree, res = impl.solve_program(self.checked, opts)
+            return self._result(name, res, None, tree)
+        low = self.lowered_for(name)
+        impl.check_capabilities(low.model, capabilities())
         res = impl.solve(low.model, opts)
         return self._result(name, res, low)
 
-    def _result(self, backend: str, res: BackendResult, low: Lowered) -> SolveResult:
+    def _result(self, backend: str, res: BackendResult, low: Lowered | None, tree: Tree | None = None) -> SolveResult:
         maximized = self.checked.objective.maximized
         sign = -1.0 if maximized else 1.0
         if res.status is Status.INFEASIBLE:
@@ -173,13 +199,19 @@ class Program:
                 f"(proved by backend '{backend}' in {res.seconds:.2f} s)",
                 hint="relax a constraint, raise the depth, or drop a size limit",
             )
-        if res.values is None:
+        if res.values is None and tree is None:
             return SolveResult(res.status.value, None, None, (), _f(res.bound, sign), None, backend, res.seconds,
                                None, False, (), None, res.log)
-        tree = low.encoding.decode(res.values, self.dataset, _input_columns(self.checked))
+        if low is not None:
+            tree = low.encoding.decode(res.values, self.dataset, _input_columns(self.checked))
+            terms, constant = low.encoding.errors()
+            solver_errors = float(objective_enc.level_values([ir.Objective(tuple(terms), constant)], res.values,
+                                                             low.model)[0])
+        else:  # dp: its objective is the (scaled) errors
+            lvl = self.checked.objective.levels[0]
+            solver_errors = float((res.objective[0] - lvl.constant) / lvl.terms[0][1])
+        assert tree is not None
         ev = evaluate(self.checked, tree)
-        terms, constant = low.encoding.errors()
-        solver_errors = float(objective_enc.level_values([ir.Objective(tuple(terms), constant)], res.values, low.model)[0])
         claimed = [float(v) for v in res.objective or ()]
         if res.status is Status.OPTIMAL:
             agree = all(abs(a - b) <= _TOL for a, b in zip(ev.objective, claimed)) and \
@@ -197,6 +229,10 @@ class Program:
             tuple(sign * v for v in ev.objective), None if bound is None else sign * bound, gap, backend, res.seconds,
             ev.train_errors, verified, ev.constraints, solver_errors, res.log, ev,
         )
+
+
+def _is_program_backend(name: str) -> bool:
+    return hasattr(BACKENDS.get(name), "solve_program")
 
 
 def _f(x: Fraction | None, sign: float) -> float | None:
