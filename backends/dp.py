@@ -152,5 +152,17 @@ class DpBackend(Backend):
                                    clock.elapsed(), f"ConTree: {res.stats}")
 
 
+    def relaxation(self, program: CheckedProgram, time_limit: float) -> tuple[Tree, float]:
+        """ConTree on the program's relaxation (B4 warm start): same depth, data,
+        binarisation and minimum leaf size, the objective ``errors``, no other constraint."""
+        data = program.dataset
+        X, dims = dp_inputs(program)
+        w = data.row_weights()
+        keep = w > 0
+        res = optimal_tree(X[keep], data.y[keep], program.skeleton.depth, weights=w[keep],
+                           n_classes=len(data.classes), min_leaf=min_leaf(program), time_limit=time_limit)
+        return to_tree(res.tree, dims, program), res.cost
+
+
 def _level(errors: float, scale: Fraction, offset: Fraction) -> Fraction:
     return Fraction(errors).limit_denominator(10**9) * scale + offset

@@ -47,7 +47,7 @@ class CpBackend(Backend):
         except ImportError:
             return False
 
-    def build(self, model: ir.Model):
+    def build(self, model: ir.Model, cutoff: Fraction | None = None):
         """The CPMpy model, its variables (index-aligned with the IR) and the combined objective."""
         cp = _import_cpmpy()
         xs: list = [None]
@@ -80,7 +80,11 @@ class CpBackend(Backend):
             m += lit(ind.lit).implies(row_expr(ind.row))
         combined = objective.combine(model.objectives, model)
         if combined.weights or combined.linear:
-            m.minimize(cp.sum([w * lit(l) for w, l in combined.weights] + [c * xs[v] for c, v in combined.linear]))
+            obj = cp.sum([w * lit(l) for w, l in combined.weights] + [c * xs[v] for c, v in combined.linear])
+            m.minimize(obj)
+            below = objective.strictly_below(combined, cutoff)
+            if below is not None:  # B4: only solutions better than the warm start
+                m += obj <= below
         return m, xs, combined
 
     def emit(self, model: ir.Model) -> Artifact:
@@ -99,7 +103,7 @@ class CpBackend(Backend):
         clock = Stopwatch()
         if any(not c.lits for c in model.clauses):
             return BackendResult(Status.INFEASIBLE, None, None, None, clock.elapsed(), "an empty clause")
-        m, xs, combined = self.build(model)
+        m, xs, combined = self.build(model, options.extra.get("cutoff"))
         solver = cp.SolverLookup.get("ortools", m)
         kwargs = {"num_search_workers": max(1, options.threads), "random_seed": options.seed}
         callback = None

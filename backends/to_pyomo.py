@@ -45,7 +45,7 @@ class MilpBackend(Backend):
         except ImportError:
             return False
 
-    def build(self, model: ir.Model):
+    def build(self, model: ir.Model, cutoff: Fraction | None = None):
         import pyomo.environ as pyo
 
         m = pyo.ConcreteModel(name="odt")
@@ -85,6 +85,9 @@ class MilpBackend(Backend):
         combined = objective.combine(model.objectives, model)
         expr = sum(w * lit(l) for w, l in combined.weights) + sum(c * m.x[v] for c, v in combined.linear)
         m.obj = pyo.Objective(expr=expr, sense=pyo.minimize)
+        below = objective.strictly_below(combined, cutoff)
+        if below is not None:  # B4: only solutions better than the warm start (half a unit of slack)
+            m.cutoff = pyo.Constraint(expr=expr <= below + 0.5)
         return m, combined
 
     def emit(self, model: ir.Model) -> Artifact:
@@ -102,7 +105,7 @@ class MilpBackend(Backend):
         clock = Stopwatch()
         if any(not c.lits for c in model.clauses):
             return BackendResult(Status.INFEASIBLE, None, None, None, clock.elapsed(), "an empty clause")
-        m, combined = self.build(model)
+        m, combined = self.build(model, options.extra.get("cutoff"))
         solver_options = {"mip_rel_gap": 0.0, "mip_abs_gap": 0.999, "threads": max(1, options.threads),
                           "random_seed": options.seed, "output_flag": bool(options.verbose)}
         logging.getLogger("pyomo.contrib.solver").setLevel(logging.ERROR)  # we report status ourselves

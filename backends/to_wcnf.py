@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from fractions import Fraction
+from fractions import Fraction
 
 from pysat.examples.rc2 import RC2, RC2Stratified
 from pysat.formula import WCNF
@@ -36,8 +37,9 @@ class WeightedCnf:
     objective: objective.Combined
 
 
-def to_wcnf(model: ir.Model) -> WeightedCnf:
-    """Translate a pure-boolean IR model to hard and soft clauses."""
+def to_wcnf(model: ir.Model, cutoff: Fraction | None = None) -> WeightedCnf:
+    """Translate a pure-boolean IR model to hard and soft clauses; with a ``cutoff`` (B4)
+    the hard part also demands a cost strictly below it."""
     top = [len(model.variables)]
 
     def new_var() -> int:
@@ -52,6 +54,9 @@ def to_wcnf(model: ir.Model) -> WeightedCnf:
     combined = objective.combine(model.objectives)
     # a true literal with weight w costs w: the soft clause is its negation
     soft = tuple(((-lit,), w) for w, lit in combined.weights if w > 0)
+    below = objective.strictly_below(combined, cutoff)
+    if below is not None:
+        hard.extend(tuple(c) for c in pb.at_most([(w, lit) for w, lit in combined.weights], below, new_var))
     return WeightedCnf(top[0], tuple(hard), soft, combined)
 
 
@@ -82,7 +87,7 @@ class MaxSatBackend(Backend):
         incumbent, RC2 up to 75% of the budget (its core-guided cost is a proven lower
         bound), and, if RC2 did not finish, linear search again below the incumbent."""
         clock = Stopwatch()
-        w = to_wcnf(model)
+        w = to_wcnf(model, options.extra.get("cutoff"))
         if any(len(c) == 0 for c in w.hard):
             return BackendResult(Status.INFEASIBLE, None, None, None, clock.elapsed(), "empty hard clause")
         solver_name = options.extra.get("solver", "g3")

@@ -6,6 +6,7 @@ recomputed in numpy, agree with what the solver claimed.
 """
 from __future__ import annotations
 
+import dataclasses
 import sys
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from odt.backends import BACKENDS, capabilities, get_backend
-from odt.backends.dp import fragment_error
+from odt.backends.dp import DpBackend, fragment_error
 from odt.backends.base import Artifact, BackendResult, Progress, SolveOptions, Status
 
 from . import ir
@@ -25,7 +26,7 @@ from .errors import InfeasibleProgram, OdtError, UnsupportedConstruct
 from .evaluate import ConstraintCheck, Evaluation, evaluate
 from .lower import Lowered, lower
 from .parse import parse_program
-from .program_types import CheckedProgram
+from .program_types import CheckedProgram, TreeSkeleton
 
 _TOL = 1e-6
 
@@ -162,8 +163,14 @@ class Program:
 
     def solve(self, backend: str | None = None, time_limit: float | None = None, threads: int | None = None,
               seed: int | None = None, verbose: bool = False,
-              progress: Callable[[Progress], None] | None = None) -> SolveResult:
-        """Solve, decode and re-verify. Options given here override the ``solve`` directive."""
+              progress: Callable[[Progress], None] | None = None, warm_start: bool = True) -> SolveResult:
+        """Solve, decode and re-verify. Options given here override the ``solve`` directive.
+
+        With ``warm_start`` (B4), a solver backend first gets the ConTree tree of the
+        program's depth-limited error-minimisation relaxation; if that tree satisfies the
+        program (by re-evaluation), its value is handed to the solver as a cutoff: the
+        solver then searches only for strictly better trees, and if there are none, the
+        warm start is the proven optimum."""
         req = self.checked.solve
         name = self.backend_name(backend)
         impl = self._backend(name)
@@ -187,8 +194,36 @@ class Program:
             return self._result(name, res, None, tree)
         low = self.lowered_for(name)
         impl.check_capabilities(low.model, capabilities())
+        warm = self._warm_start(opts) if warm_start else None
+        if warm is not None:
+            opts = dataclasses.replace(opts, extra={**opts.extra, "cutoff": warm[1]})
+            if progress is not None:
+                progress(Progress(0.0, warm[1], None))
         res = impl.solve(low.model, opts)
+        if warm is not None and res.status is Status.INFEASIBLE:  # nothing beats the warm start
+            done = BackendResult(Status.OPTIMAL, None, (warm[1],), warm[1], res.seconds,
+                                 res.log + "; the ConTree warm start is optimal (no better tree exists)")
+            return self._result(name, done, None, warm[0])
+        if warm is not None and res.values is None:  # time out without a better incumbent
+            kept = BackendResult(Status.FEASIBLE, None, (warm[1],), res.bound, res.seconds,
+                                 res.log + "; the ConTree warm start is the incumbent")
+            return self._result(name, kept, None, warm[0])
         return self._result(name, res, low)
+
+    def _warm_start(self, opts: SolveOptions) -> tuple[Tree, Fraction] | None:
+        """The ConTree tree of the relaxation, with its objective value, if it satisfies the
+        program and the objective has a single level (else None)."""
+        c = self.checked
+        sk = c.skeleton
+        if not isinstance(sk, TreeSkeleton) or sk.depth_range is not None or c.splits != "univariate" \
+                or len(c.objective.levels) != 1:
+            return None
+        budget = 2.0 if opts.time_limit is None else min(2.0, 0.1 * opts.time_limit)
+        tree, _ = DpBackend().relaxation(c, budget)
+        ev = evaluate(c, tree)
+        if not ev.feasible:
+            return None
+        return tree, Fraction(ev.objective[0]).limit_denominator(10**9)
 
     def _result(self, backend: str, res: BackendResult, low: Lowered | None, tree: Tree | None = None) -> SolveResult:
         maximized = self.checked.objective.maximized
@@ -207,9 +242,11 @@ class Program:
             terms, constant = low.encoding.errors()
             solver_errors = float(objective_enc.level_values([ir.Objective(tuple(terms), constant)], res.values,
                                                              low.model)[0])
-        else:  # dp: its objective is the (scaled) errors
+        elif backend == "dp":  # its objective is the (scaled) errors
             lvl = self.checked.objective.levels[0]
             solver_errors = float((res.objective[0] - lvl.constant) / lvl.terms[0][1])
+        else:  # a warm-start tree: the value claimed for it is its re-evaluated value
+            solver_errors = evaluate(self.checked, tree).train_errors
         assert tree is not None
         ev = evaluate(self.checked, tree)
         claimed = [float(v) for v in res.objective or ()]

@@ -101,7 +101,7 @@ class Combined:
             return None
         lvl = self.levels[0]
         rest = sum(m * (l.low + l.total) for l, m in zip(self.levels[1:], self.multipliers[1:]))
-        units = -((rest - combined_lower_bound - 1e-6) // self.multipliers[0])  # ceil
+        units = -((rest - combined_lower_bound + 1e-6) // self.multipliers[0])  # ceil, robust to float noise
         return Fraction(int(units), lvl.scale) + lvl.offset
 
 
@@ -137,3 +137,14 @@ def level_values(objectives: Sequence[ir.Objective], values: Sequence, model: ir
                 total += c
         out.append(total)
     return out
+
+
+def strictly_below(combined: Combined, cutoff: Fraction | None) -> int | None:
+    """The largest integer value of the combined objective of a solution strictly better
+    than ``cutoff`` (a value of the single objective level), or None when there is no
+    single level to cut on (B4: a warm start's value handed to a solver as a cutoff)."""
+    if cutoff is None or len(combined.levels) != 1:
+        return None
+    lvl = combined.levels[0]
+    units = (Fraction(cutoff) - lvl.offset) * lvl.scale
+    return int(-(-units // 1)) - 1  # ceil(units) - 1: integer objective values below the cutoff

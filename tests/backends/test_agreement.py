@@ -43,7 +43,22 @@ def test_every_backend_reaches_the_brute_force_optimum(program):
                                alpha=Fraction(alpha or 0), max_leaves=limit)
     prog = odt.compile(program_text(case, depth, alpha, leaves), data=case.data())
     for backend in BACKENDS:
-        res = prog.solve(backend=backend)
+        res = prog.solve(backend=backend, warm_start=False)
         assert res.status == "optimal", (backend, res.log)
         assert res.verified, backend
         assert res.objective == pytest.approx(float(best.cost), abs=1e-9), (backend, case)
+
+
+@settings(derandomize=True, deadline=None, max_examples=60, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(programs())
+def test_the_contree_warm_start_never_changes_the_optimum(program):
+    """B4: with the ConTree cutoff the solvers search only strictly better trees; the
+    result (the warm start itself when nothing is better) has the same optimum."""
+    case, depth, alpha, leaves = program
+    prog = odt.compile(program_text(case, depth, alpha, leaves), data=case.data())
+    cold = prog.solve(backend="maxsat", warm_start=False).objective
+    for backend in BACKENDS:
+        warm = prog.solve(backend=backend, warm_start=True)
+        assert warm.status == "optimal" and warm.verified
+        assert warm.objective == pytest.approx(cold, abs=1e-9), backend

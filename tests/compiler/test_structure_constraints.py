@@ -104,9 +104,9 @@ def test_structure_constraints_agree_with_brute_force(case):
     for backend in BACKENDS:
         if best is None:
             with pytest.raises(InfeasibleProgram):
-                prog.solve(backend=backend)
+                prog.solve(backend=backend, warm_start=False)
             continue
-        res = prog.solve(backend=backend)
+        res = prog.solve(backend=backend, warm_start=False)
         assert res.status == "optimal" and res.verified, (backend, picked, res.report)
         assert res.objective == pytest.approx(best), (backend, picked, X.tolist(), y.tolist())
 

@@ -59,7 +59,7 @@ def odt_run(name: str, depth: int) -> OdtRun:
     text = f'data "{path.name}" {{ target class }}\nmodel tree(depth <= {depth})\nminimize errors\n'
     t0 = time.perf_counter()
     prog = odt.compile(text, base_dir=DATA)
-    res = prog.solve(backend="maxsat")
+    res = prog.solve(backend="maxsat", warm_start=False)
     seconds = time.perf_counter() - t0
     X, y = load(name)
     pred = np.asarray(res.classifier.predict(path), dtype=np.int64)
