@@ -61,10 +61,40 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_solve(args: argparse.Namespace) -> int:
+def cmd_explain(args: argparse.Namespace) -> int:
     from .program import compile_file
 
     prog = compile_file(args.program)
+    core = prog.explain(backend=args.backend, time_limit=args.time_limit)
+    if not core:
+        print(f"{args.program}: feasible: the constraints can all hold together")
+        return 0
+    if len(core) == 1:
+        print(f"{args.program}: infeasible: this constraint cannot hold on this data with this model:")
+    else:
+        print(f"{args.program}: infeasible: these {len(core)} constraints cannot hold together "
+              "(without any one of them the rest can):")
+    for text, span in core:
+        where = f"{span.file}:{span.line}: " if span is not None and span.source is not None else ""
+        print(f"  {where}{text}")
+    return 1
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    from .errors import InfeasibleProgram
+    from .program import compile_file
+
+    prog = compile_file(args.program)
+    if args.explain:
+        try:
+            return _solve(prog, args)
+        except InfeasibleProgram as exc:
+            print(exc.render(), file=sys.stderr)
+            return cmd_explain(args) or 1
+    return _solve(prog, args)
+
+
+def _solve(prog, args: argparse.Namespace) -> int:
     result = prog.solve(backend=args.backend, time_limit=args.time_limit, threads=args.threads,
                         seed=args.seed, verbose=args.verbose,
                         progress=_progress_printer(args.quiet or args.json))
@@ -162,7 +192,14 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--with-classifier", action="store_true", help="with --json: include the classifier")
     s.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     s.add_argument("--verbose", action="store_true", help="print the solver log")
+    s.add_argument("--explain", action="store_true", help="when infeasible, name a minimal set of conflicting constraints")
     s.set_defaults(func=cmd_solve)
+
+    x = sub.add_parser("explain", help="for an infeasible program, a minimal set of constraints that conflict")
+    x.add_argument("program")
+    x.add_argument("--backend")
+    x.add_argument("--time-limit", type=float)
+    x.set_defaults(func=cmd_explain)
 
     k = sub.add_parser("compile", help="write the solver input of a program")
     k.add_argument("program")

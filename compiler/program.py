@@ -210,6 +210,46 @@ class Program:
             return self._result(name, kept, None, warm[0])
         return self._result(name, res, low)
 
+    def explain(self, backend: str | None = None, time_limit: float | None = None) -> list[tuple[str, Any]]:
+        """For an infeasible program: a minimal set of its own constraints (and skeleton
+        size limits) that cannot hold together, as (source text, span) pairs. Deletion
+        based: drop each constraint in turn and keep it out while the rest stays
+        infeasible. Returns [] when the program is feasible."""
+        c = self.checked
+        sk = c.skeleton
+        items: list[tuple[str, Any, Any]] = [("constraint", k, k) for k in c.constraints]
+        if isinstance(sk, TreeSkeleton) and (sk.leaves is not None or sk.nodes is not None):
+            items.append(("size", "size", sk))
+
+        def infeasible(keep: list) -> bool:
+            constraints = tuple(k for kind, k, _ in keep if kind == "constraint")
+            skel = sk
+            if isinstance(sk, TreeSkeleton) and not any(kind == "size" for kind, _, _ in keep):
+                skel = dataclasses.replace(sk, leaves=None, nodes=None)
+            sub = Program(dataclasses.replace(c, constraints=constraints, skeleton=skel))
+            try:
+                sub.solve(backend=backend if backend and backend != "dp" else None, time_limit=time_limit,
+                          warm_start=True)
+            except InfeasibleProgram:
+                return True
+            return False
+
+        if not infeasible(items):
+            return []
+        core = list(items)
+        for item in list(items):
+            trial = [x for x in core if x is not item]
+            if infeasible(trial):
+                core = trial
+        out = []
+        for kind, k, obj in core:
+            if kind == "constraint":
+                out.append((k.span.quote() if k.span else str(k), k.span))
+            else:
+                limits = [f"{n} <= {v}" for n, v in (("leaves", obj.leaves), ("nodes", obj.nodes)) if v is not None]
+                out.append((", ".join(limits) + " (model)", obj.span))
+        return out
+
     def _warm_start(self, opts: SolveOptions) -> tuple[Tree, Fraction] | None:
         """The ConTree tree of the relaxation, with its objective value, if it satisfies the
         program and the objective has a single level (else None)."""
@@ -232,7 +272,8 @@ class Program:
             raise InfeasibleProgram(
                 "infeasible: no classifier satisfies every constraint of the program on this data "
                 f"(proved by backend '{backend}' in {res.seconds:.2f} s)",
-                hint="relax a constraint, raise the depth, or drop a size limit",
+                hint="`odtc explain <program>` (or Program.explain()) names a minimal set of conflicting "
+                     "constraints; relax one, raise the depth, or drop a size limit",
             )
         if res.values is None and tree is None:
             return SolveResult(res.status.value, None, None, (), _f(res.bound, sign), None, backend, res.seconds,
