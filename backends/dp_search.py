@@ -51,6 +51,7 @@ __all__ = [
     "optimal_tree",
     "predict",
     "errors",
+    "tree_depth",
 ]
 
 
@@ -167,7 +168,7 @@ class _Node:
     (Sec. "Depth-Two Subroutine": "we sort the dataset once in the beginning").
     """
 
-    __slots__ = ("rows", "m", "order", "vals", "_ys", "_call", "_wcum", "_key", "counts", "pen", "binary", "pall")
+    __slots__ = ("rows", "m", "order", "vals", "_ys", "_call", "_wcum", "_key", "valid", "valid_idx", "binary", "pall")
 
     def __init__(self, rows: np.ndarray, order: np.ndarray, vals: np.ndarray) -> None:
         self.rows = rows
@@ -178,10 +179,10 @@ class _Node:
         self._call: Optional[np.ndarray] = None
         self._wcum: Optional[np.ndarray] = None
         self._key: Optional[bytes] = None
-        self.counts: Optional[np.ndarray] = None
-        self.pen: Optional[np.ndarray] = None
-        self.binary: Optional[tuple] = None
-        self.pall: Optional[np.ndarray] = None
+        self.valid: Optional[np.ndarray] = None  # (p, m) distinct-value boundaries
+        self.valid_idx: Optional[np.ndarray] = None  # their flat indices
+        self.binary: Optional[tuple] = None  # two-class kernel arrays
+        self.pall: Optional[np.ndarray] = None  # (p, p, m) positions in every order
 
 
 class _Solver:
@@ -230,8 +231,11 @@ class _Solver:
         self.onehot = onehot  # (K, n) class weight of every row
         self.big = 2**30 if self.integral else np.inf
         self.batch_elems = 1 << 21  # elements per batched depth-two chunk
+        # Minimum work per depth-two round (see solve_d2); 0 = midpoints only (Alg. 1).
+        # Larger values trade extra evaluations for fewer rounds; measured slower.
         self.round_elems = 0
-        self.gini_order = False  # minimum work per depth-two round (see solve_d2)
+        # Order features by Gini at d >= 3 nodes (pycontree's default); measured mixed.
+        self.gini_order = False
         self.pall_elems = 1 << 22  # cache the (p, p, m) position table below this size
         self.wd = w.astype(self.dtype)
         self.sgn = np.where(y == 1, w, -w).astype(self.dtype) if n_classes == 2 else None
@@ -458,9 +462,9 @@ class _Solver:
         )
 
     def d2_valid(self, node: _Node) -> np.ndarray:
-        if node.counts is None:
-            node.counts = self.valid_positions(node)
-        return node.counts
+        if node.valid is None:
+            node.valid = self.valid_positions(node)
+        return node.valid
 
     # ---------------------------------------------------------------- CT (Eq. 4)
 
@@ -710,6 +714,7 @@ class _Solver:
         outR = np.empty(B)
         for a in range(0, B, chunk):
             b = min(B, a + chunk)
+            self.check_time()
             M = self.root_masks(node, ordl, posl, f1s[a:b], zs[a:b])
             CL = np.cumsum(np.multiply(M[:, None], ys[None], dtype=self.dtype), axis=3, dtype=self.dtype)
             tl = CL[:, :, 0, -1].astype(np.float64)  # (b, K) class weights going left
@@ -735,7 +740,7 @@ class _Solver:
         if node.binary is None:
             S = self.sgn[node.order]  # (p, m) +w for class 1, -w for class 0
             Sall = np.cumsum(S, axis=1, dtype=self.dtype)
-            vidx = np.flatnonzero(self.valid_positions(node).ravel())
+            vidx = self.valid_flat(node)
             tot = np.bincount(self.y[node.rows], weights=self.w[node.rows], minlength=2)
             node.binary = (S, Sall, Sall.ravel()[vidx], vidx, float(tot[0]), float(tot[1]))
         return node.binary
@@ -762,35 +767,39 @@ class _Solver:
         wcum = self.wcum(node)
         B = f1s.shape[0]
         p, m = self.p, node.m
-        outL = np.empty(B)
-        outR = np.empty(B)
+        outL: list[float] = []
+        outR: list[float] = []
         chunk = max(1, self.batch_elems // (p * m))
+        has_splits = vidx.shape[0] > 0
         for a in range(0, B, chunk):
             b = min(B, a + chunk)
-            M = self.root_masks(node, ordl, posl, f1s[a:b], zs[a:b])
-            D = np.cumsum(np.multiply(M, S, dtype=self.dtype), axis=2, dtype=self.dtype)
-            WL = wcum[f1s[a:b], zs[a:b]]  # weight going left
-            DL = Sall[f1s[a:b], zs[a:b]].astype(np.float64)  # its class-1 minus class-0 weight
-            BL = (WL + DL) / 2.0
-            AL = WL - BL
-            AR = Atot - AL
-            BR = Btot - BL
-            eL = np.minimum(AL, BL)
-            eR = np.minimum(AR, BR)
-            if vidx.shape[0]:
+            self.check_time()
+            f1c, zc = f1s[a:b], zs[a:b]
+            WL = wcum[f1c, zc].tolist()  # weight going left
+            DL = Sall[f1c, zc].tolist()  # its class-1 minus class-0 weight
+            if has_splits:
+                M = self.root_masks(node, ordl, posl, f1c, zc)
+                D = np.cumsum(np.multiply(M, S, dtype=self.dtype), axis=2, dtype=self.dtype)
                 Dv = np.take(D.reshape(b - a, p * m), vidx, axis=1)
-                eL = np.minimum(eL, np.minimum(AL + Dv.min(axis=1), BL - Dv.max(axis=1)))
                 Rv = Sall_v - Dv
-                eR = np.minimum(eR, np.minimum(AR + Rv.min(axis=1), BR - Rv.max(axis=1)))
-            outL[a:b] = eL
-            outR[a:b] = eR
-        return outL, outR
+                stats = zip(Dv.min(axis=1).tolist(), Dv.max(axis=1).tolist(),
+                            Rv.min(axis=1).tolist(), Rv.max(axis=1).tolist())
+            else:
+                stats = ((0.0, 0.0, 0.0, 0.0) for _ in range(b - a))
+            for wl, dl, (mnL, mxL, mnR, mxR) in zip(WL, DL, stats):
+                bl = (wl + dl) / 2.0
+                al = wl - bl
+                ar = Atot - al
+                br = Btot - bl
+                outL.append(min(al, bl, al + mnL, bl - mxL))
+                outR.append(min(ar, br, ar + mnR, br - mxR))
+        return np.array(outL), np.array(outR)
 
     def valid_flat(self, node: _Node) -> np.ndarray:
         """Flat indices into (p, m) of the distinct-value boundaries."""
-        if node.pen is None:
-            node.pen = np.flatnonzero(self.valid_positions(node).ravel())
-        return node.pen
+        if node.valid_idx is None:
+            node.valid_idx = np.flatnonzero(self.d2_valid(node).ravel())
+        return node.valid_idx
 
     def solve_d2(self, node: _Node, inc: "_Incumbent", gap: float, is_root: bool = False) -> None:
         """Depth-two sub-problem: Alg. 1 over all root features at once, in rounds.

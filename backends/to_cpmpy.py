@@ -117,7 +117,8 @@ class CpBackend(Backend):
                     report(Progress(clock.elapsed(), inc, bnd))
 
             callback = _Progress()
-        solver.solve(time_limit=options.time_limit, solution_callback=callback, **kwargs)
+        remaining = None if options.time_limit is None else max(0.01, options.time_limit - clock.elapsed())
+        solver.solve(time_limit=remaining, solution_callback=callback, **kwargs)  # the model build is in the budget
         status = solver.status().exitstatus
         if status == ExitStatus.UNSATISFIABLE:
             return BackendResult(Status.INFEASIBLE, None, None, None, clock.elapsed(), "CP-SAT: infeasible")

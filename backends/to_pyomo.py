@@ -112,7 +112,8 @@ class MilpBackend(Backend):
         opt = Highs()
         opt.set_instance(m)  # the persistent interface keeps this highspy object for solve()
         self._watch(opt._solver_model, combined, options, clock)
-        res = opt.solve(m, time_limit=options.time_limit, load_solutions=False,
+        remaining = None if options.time_limit is None else max(0.01, options.time_limit - clock.elapsed())
+        res = opt.solve(m, time_limit=remaining, load_solutions=False,
                         raise_exception_on_nonoptimal_result=False, solver_options=solver_options)
         tc = res.termination_condition
         if tc in (TerminationCondition.provenInfeasible, TerminationCondition.infeasibleOrUnbounded):
@@ -153,7 +154,7 @@ class MilpBackend(Backend):
 
             h.cbMipImprovingSolution += improved
         if options.time_limit is not None:
-            deadline = options.time_limit + max(1.0, 0.02 * options.time_limit)
+            deadline = options.time_limit + min(1.0, 0.02 * options.time_limit)
 
             def watchdog(e) -> None:
                 if clock.elapsed() > deadline:

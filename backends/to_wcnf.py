@@ -117,11 +117,18 @@ class MaxSatBackend(Backend):
             formula.append(list(c), weight=wt)
         distinct = len({wt for _, wt in w.soft})
         cls = RC2Stratified if distinct > 1 else RC2
-        rc2 = cls(formula, solver=solver_name, adapt=True, exhaust=True, minz=True, verbose=0)
+        # core exhaustion and minimisation run SAT calls that an interrupt does not stop
+        # (seen: 8 s past a 3 s limit), so a time-limited solve does without them
+        limited = options.time_limit is not None
+        rc2 = cls(formula, solver=solver_name, adapt=True, exhaust=not limited, minz=not limited, verbose=0)
         interrupted = threading.Event()
+        at_interrupt = [0]
         timer = None
         if options.time_limit is not None:
             def fire() -> None:
+                # RC2's cost is a lower bound only between core steps: after an interrupt
+                # its loops see unfinished SAT calls and keep adding to it, so read it first
+                at_interrupt[0] = int(rc2.cost)
                 interrupted.set()
                 rc2.interrupt()
             rc2_budget = 0.75 * options.time_limit - clock.elapsed()  # the rest improves the incumbent
@@ -132,14 +139,16 @@ class MaxSatBackend(Backend):
             found = rc2.compute(expect_interrupt=True) if timer is not None else rc2.compute()
         except KeyboardInterrupt:  # Ctrl-C: stop and return what we have
             found = None
+            at_interrupt[0] = 0  # the cost seen now may include unfinished steps
             interrupted.set()
             options = SolveOptions(time_limit=0.0, on_progress=options.on_progress)
         finally:
             if timer is not None:
                 timer.cancel()
-        lower = int(rc2.cost)
+        lower = at_interrupt[0] if interrupted.is_set() else int(rc2.cost)
         rc2.delete()
-        log.append(f"RC2 ({cls.__name__}, {solver_name}): {len(w.hard)} hard, {len(w.soft)} soft clauses")
+        log.append(f"RC2 ({cls.__name__}, {solver_name}): {len(w.hard)} hard, {len(w.soft)} soft clauses, "
+                   f"returned at {clock.elapsed():.2f} s")
         if found is not None:
             return self._finish(model, w, _values(found, w.n_vars), True, clock, log, report)
         if not interrupted.is_set():
@@ -222,6 +231,8 @@ def linear_search(w: WeightedCnf, solver_name: str, deadline: float, on_improve,
             on_improve(cost)
             if cost == 0:
                 return LinearSearch(best, cost, True, False, iterations)
+            if time.perf_counter() >= deadline:  # no time to encode the next bound
+                return LinearSearch(best, cost, False, False, iterations)
             # violated soft clause (lit) means lit is false: sum(wt * not lit) <= cost - 1
             for clause in pb.at_most([(wt, -lit) for (lit,), wt in w.soft], cost - 1, new_var):
                 s.add_clause(clause)

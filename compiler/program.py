@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -194,7 +195,10 @@ class Program:
             return self._result(name, res, None, tree)
         low = self.lowered_for(name)
         impl.check_capabilities(low.model, capabilities())
+        started = time.perf_counter()
         warm = self._warm_start(opts) if warm_start else None
+        if opts.time_limit is not None:  # the warm start's time comes out of the budget
+            opts = dataclasses.replace(opts, time_limit=max(0.05, opts.time_limit - (time.perf_counter() - started)))
         if warm is not None:
             opts = dataclasses.replace(opts, extra={**opts.extra, "cutoff": warm[1]})
             if progress is not None:
@@ -205,7 +209,11 @@ class Program:
                                  res.log + "; the ConTree warm start is optimal (no better tree exists)")
             return self._result(name, done, None, warm[0])
         if warm is not None and res.values is None:  # time out without a better incumbent
-            kept = BackendResult(Status.FEASIBLE, None, (warm[1],), res.bound, res.seconds,
+            # the solver's bound holds for trees better than the warm start, so the
+            # optimum is at least min(bound, warm value): at or above it, the warm start wins
+            proved = res.bound is not None and res.bound >= warm[1]
+            kept = BackendResult(Status.OPTIMAL if proved else Status.FEASIBLE, None, (warm[1],),
+                                 warm[1] if proved else res.bound, res.seconds,
                                  res.log + "; the ConTree warm start is the incumbent")
             return self._result(name, kept, None, warm[0])
         return self._result(name, res, low)
