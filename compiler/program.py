@@ -110,7 +110,7 @@ class Program:
         if name != "auto":
             return name
         first_error: OdtError | None = None
-        for candidate in BACKENDS:
+        for candidate in self._preference():
             if _is_program_backend(candidate):
                 if fragment_error(self.checked) is None:
                     return candidate
@@ -122,6 +122,21 @@ class Program:
                 first_error = first_error or exc
         assert first_error is not None
         raise first_error
+
+    def _preference(self) -> list[str]:
+        """The registry's order, except that ``cp`` goes before ``maxsat`` when the path
+        encoding carries linear rows with unequal weights (rates and group counts over
+        deduplicated rows): CP-SAT propagates them natively, while MaxSAT needs their BDD
+        encodings (measured on COMPAS with a four-fifths rule: cp 4.6 s, maxsat > 120 s)."""
+        order = list(BACKENDS)
+        try:
+            rows = self.lowered("paths").model.linears
+        except UnsupportedConstruct:
+            return order
+        if any(len({c for c, _ in r.terms}) > 1 for r in rows) and "cp" in order and "maxsat" in order:
+            order.remove("cp")
+            order.insert(order.index("maxsat"), "cp")
+        return order
 
     def check_backend(self, name: str) -> str:
         """Raise the error ``name`` would raise before solving; else describe the model."""
