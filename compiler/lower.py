@@ -63,8 +63,14 @@ def refuse_unlowered(program: CheckedProgram) -> None:
         kind = type(sk).__name__.replace("Skeleton", "").lower()
         raise _unsupported(f"the {kind} skeleton", sk.span, "only tree(depth <= D, leaves <= L, nodes <= K) is lowered")
     if sk.depth_range is not None:
-        raise _unsupported("the depth range", sk.span, "minimising depth (S3) is not lowered yet")
+        raise _unsupported("the depth range", sk.span,
+                           "a depth range is solved by Program.solve as a search over depths (S3), not lowered")
     for level in program.objective.levels:
+        if "depth" in level.kinds():
+            raise UnsupportedConstruct(
+                f"'{program.objective.span.quote()}' (line {program.objective.span.line}) minimises the depth, "
+                "which needs a depth range in the model", program.objective.span,
+                "write e.g.  model tree(depth in 1..10)  (S3); the depth is then searched from the low end")
         _check_form(level, program.objective.span)
         if "abs" in level.kinds():
             raise _unsupported("abs(...) in the objective", program.objective.span,

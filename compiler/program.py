@@ -27,7 +27,7 @@ from .errors import InfeasibleProgram, OdtError, UnsupportedConstruct
 from .evaluate import ConstraintCheck, Evaluation, evaluate
 from .lower import Lowered, lower
 from .parse import parse_program
-from .program_types import CheckedProgram, TreeSkeleton
+from .program_types import CheckedProgram, LinearForm, QuantityRef, TreeSkeleton
 
 _TOL = 1e-6
 
@@ -187,6 +187,8 @@ class Program:
         program (by re-evaluation), its value is handed to the solver as a cutoff: the
         solver then searches only for strictly better trees, and if there are none, the
         warm start is the proven optimum."""
+        if isinstance(self.checked.skeleton, TreeSkeleton) and self.checked.skeleton.depth_range is not None:
+            return self._solve_depth_range(backend, time_limit, threads, seed, verbose, progress, warm_start)
         req = self.checked.solve
         name = self.backend_name(backend)
         impl = self._backend(name)
@@ -232,6 +234,50 @@ class Program:
                                  res.log + "; the ConTree warm start is the incumbent")
             return self._result(name, kept, None, warm[0])
         return self._result(name, res, low)
+
+    def _solve_depth_range(self, backend, time_limit, threads, seed, verbose, progress, warm_start) -> SolveResult:
+        """S3, Avellaneda's DT_depth / DT_size: ``tree(depth in a..b)`` with an objective
+        whose first level is ``depth``. Depths a, a+1, ... are tried in turn, each as the
+        program with ``depth <= k`` and the remaining objective levels, until one is
+        feasible: that k is the minimum depth (every smaller one was proved infeasible),
+        and the tree found there is optimal for the remaining levels."""
+        c = self.checked
+        sk = c.skeleton
+        assert isinstance(sk, TreeSkeleton) and sk.depth_range is not None
+        levels = c.objective.levels
+        first = levels[0]
+        if [q.kind for q, _ in first.terms] != ["depth"] or first.terms[0][1] <= 0:
+            raise UnsupportedConstruct("a depth range needs 'minimize depth' (optionally 'then ...') as its objective",
+                                       c.objective.span, "e.g. minimize depth then nodes")
+        rest = levels[1:] or (LinearForm.of(QuantityRef("errors")),)
+        low, high = sk.depth_range
+        clock = time.perf_counter()
+        for k in range(low, high + 1):
+            remaining = None if time_limit is None else time_limit - (time.perf_counter() - clock)
+            if remaining is not None and remaining <= 0:
+                break
+            sub = Program(dataclasses.replace(
+                c, skeleton=dataclasses.replace(sk, depth=k, depth_range=None),
+                objective=dataclasses.replace(c.objective, levels=tuple(rest))))
+            try:
+                res = sub.solve(backend, remaining, threads, seed, verbose, progress, warm_start)
+            except InfeasibleProgram:
+                continue
+            if res.classifier is None:
+                break
+            depth = float(res.classifier.depth)
+            value = float(first.terms[0][1]) * depth + float(first.constant)
+            status = res.status if res.classifier.depth == k or res.status != "optimal" else "optimal"
+            return dataclasses.replace(res, status=status, objective=value,
+                                       objective_levels=(value,) + (res.objective_levels if levels[1:] else ()),
+                                       seconds=time.perf_counter() - clock,
+                                       log=f"depth search: depths {low}..{k - 1} infeasible; " + res.log)
+        if time_limit is not None and time.perf_counter() - clock >= time_limit:
+            return SolveResult("unknown", None, None, (), None, None, backend or "auto", time.perf_counter() - clock,
+                               None, False, (), None, "depth search: time limit")
+        raise InfeasibleProgram(f"infeasible: no tree of depth at most {high} satisfies the program "
+                                f"(every depth from {low} to {high} was proved infeasible)",
+                                sk.span, "raise the upper end of the depth range or relax a constraint")
 
     def explain(self, backend: str | None = None, time_limit: float | None = None) -> list[tuple[str, Any]]:
         """For an infeasible program: a minimal set of its own constraints (and skeleton
