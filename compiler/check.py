@@ -33,7 +33,7 @@ from .program_types import (
 from .source import Span
 
 BACKEND_NAMES = ("auto", "maxsat", "cp", "milp", "dp")
-SOLVE_OPTIONS = ("time_limit", "threads", "seed", "verbose", "encoding", "solver", "anytime")
+SOLVE_OPTIONS = ("time_limit", "threads", "seed", "verbose", "encoding", "solver")
 STRATEGIES = ("default", "incremental")
 TREE_PARAMS = ("depth", "leaves", "nodes")
 #: Quantities that count whole rows or structure, so their values are integers when the
@@ -621,6 +621,10 @@ class _Checker:
                 if value is None or value <= 0:
                     self.errs.add(OdtTypeError, "time_limit must be a positive duration such as 60s", opt.span)
                     continue
+            elif key == "encoding" and value not in ("paths", "flow"):
+                self.errs.add(OdtNameError, f"unknown encoding '{value}'", opt.span,
+                              did_you_mean(str(value), ("paths", "flow"), "encoding"))
+                continue
             elif key in ("threads", "seed"):
                 if not isinstance(value, Fraction) or value.denominator != 1 or value < 0:
                     self.errs.add(OdtTypeError, f"{key} must be a non-negative integer", opt.span)

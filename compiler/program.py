@@ -138,8 +138,27 @@ class Program:
             order.insert(order.index("maxsat"), "cp")
         return order
 
+    def _check_strategy(self) -> None:
+        req = self.checked.solve
+        if req.strategy == "incremental":
+            raise UnsupportedConstruct("'strategy incremental' (Avellaneda's Algorithm 3) is not implemented in this "
+                                       "version of odt", req.span, "drop the strategy: the default solves all rows at once")
+
+    def _capabilities(self, name: str, low: Lowered) -> None:
+        """The backend's capability check; a refusal caused by the directive's ``encoding``
+        option is reported at the directive."""
+        try:
+            self._backend(name).check_capabilities(low.model, capabilities())
+        except UnsupportedConstruct as exc:
+            req = self.checked.solve
+            if exc.diagnostics[0].span is None and "encoding" in req.options and req.span is not None:
+                raise UnsupportedConstruct(f"{exc.message}, which the '{req.options['encoding']}' encoding uses",
+                                           req.span, exc.diagnostics[0].hint) from None
+            raise
+
     def check_backend(self, name: str) -> str:
         """Raise the error ``name`` would raise before solving; else describe the model."""
+        self._check_strategy()
         impl = self._backend(name)
         if _is_program_backend(name):
             reason = fragment_error(self.checked)
@@ -148,16 +167,19 @@ class Program:
                                            "backends for the rest: maxsat, cp, milp (or auto)")
             return "ConTree search on the program (no IR)"
         low = self.lowered_for(name)
-        impl.check_capabilities(low.model, capabilities())
+        self._capabilities(name, low)
         st = low.model.stats()
         return (f"{low.encoding_name} encoding: {st.variables} variables, {st.clauses} clauses, "
                 f"{st.linear_rows} linear rows")
 
     def lowered_for(self, backend: str) -> Lowered:
+        """The IR for ``backend``: its own encoding, or the one the solve directive names
+        (``solve milp(encoding = "paths")``)."""
         if _is_program_backend(backend):
             raise UnsupportedConstruct(f"backend '{backend}' searches the program directly and has no IR or solver file",
                                        hint="compile with --to wcnf, cpmpy or pyomo")
-        return self.lowered(self._backend(backend).ENCODING, backend)
+        encoding = self.checked.solve.options.get("encoding") or self._backend(backend).ENCODING
+        return self.lowered(encoding, backend)
 
     def _backend(self, name: str):
         """The backend object; an unknown or unavailable name from the program's solve
@@ -190,6 +212,7 @@ class Program:
         if isinstance(self.checked.skeleton, TreeSkeleton) and self.checked.skeleton.depth_range is not None:
             return self._solve_depth_range(backend, time_limit, threads, seed, verbose, progress, warm_start)
         req = self.checked.solve
+        self._check_strategy()
         name = self.backend_name(backend)
         impl = self._backend(name)
         if progress is not None and self.checked.objective.maximized:
@@ -205,13 +228,13 @@ class Program:
             seed=seed if seed is not None else req.options.get("seed", 0),
             verbose=verbose or bool(req.options.get("verbose", False)),
             on_progress=progress,
-            extra={k: v for k, v in req.options.items() if k in ("solver", "encoding")},
+            extra={k: v for k, v in req.options.items() if k == "solver"},
         )
         if _is_program_backend(name):  # dp: the checked program, no IR
             tree, res = impl.solve_program(self.checked, opts)
             return self._result(name, res, None, tree)
         low = self.lowered_for(name)
-        impl.check_capabilities(low.model, capabilities())
+        self._capabilities(name, low)
         started = time.perf_counter()
         warm = self._warm_start(opts) if warm_start else None
         if opts.time_limit is not None:  # the warm start's time comes out of the budget
