@@ -125,12 +125,16 @@ class DpBackend(Backend):
     def solve(self, model: ir.Model, options: SolveOptions) -> BackendResult:
         raise UnsupportedConstruct("the dp backend solves programs, not IR models")
 
-    def solve_program(self, program: CheckedProgram, options: SolveOptions) -> tuple[Tree | None, BackendResult]:
+    @staticmethod
+    def refuse_outside_fragment(program: CheckedProgram) -> None:
+        """The capability check of a backend without IR: the program must lie in the fragment."""
         reason = fragment_error(program)
         if reason is not None:
-            span = program.objective.span
-            raise UnsupportedConstruct(f"backend 'dp' takes {reason}", span,
+            raise UnsupportedConstruct(f"backend 'dp' takes {reason}", program.objective.span,
                                        "backends for the rest: maxsat, cp, milp (or auto)")
+
+    def solve_program(self, program: CheckedProgram, options: SolveOptions) -> tuple[Tree | None, BackendResult]:
+        self.refuse_outside_fragment(program)
         clock = Stopwatch()
         data = program.dataset
         X, dims = dp_inputs(program)
@@ -138,10 +142,12 @@ class DpBackend(Backend):
         keep = w > 0
         scale = program.objective.levels[0].terms[0][1]
         offset = program.objective.levels[0].constant
-        report = None
-        if options.on_progress is not None:
-            def report(elapsed: float, incumbent: float, bound: float) -> None:
-                options.on_progress(Progress(elapsed, _level(incumbent, scale, offset), _level(bound, scale, offset)))
+        on_progress = options.on_progress
+
+        def report(elapsed: float, incumbent: float, bound: float) -> None:
+            if on_progress is not None:
+                on_progress(Progress(elapsed, _level(incumbent, scale, offset), _level(bound, scale, offset)))
+
         res = optimal_tree(X[keep], data.y[keep], program.skeleton.depth, weights=w[keep],
                            n_classes=len(data.classes), min_leaf=min_leaf(program),
                            time_limit=options.time_limit, on_progress=report)

@@ -16,7 +16,6 @@ and solve it with cpmpy alone::
 """
 from __future__ import annotations
 
-import io
 import tempfile
 from fractions import Fraction
 from pathlib import Path

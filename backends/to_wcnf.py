@@ -17,7 +17,6 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from fractions import Fraction
-from fractions import Fraction
 
 from pysat.examples.rc2 import RC2, RC2Stratified
 from pysat.formula import WCNF

@@ -7,7 +7,6 @@ recomputed in numpy, agree with what the solver claimed.
 from __future__ import annotations
 
 import dataclasses
-import sys
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -161,10 +160,7 @@ class Program:
         self._check_strategy()
         impl = self._backend(name)
         if _is_program_backend(name):
-            reason = fragment_error(self.checked)
-            if reason is not None:
-                raise UnsupportedConstruct(f"backend '{name}' takes {reason}", self.checked.objective.span,
-                                           "backends for the rest: maxsat, cp, milp (or auto)")
+            impl.refuse_outside_fragment(self.checked)
             return "ConTree search on the program (no IR)"
         low = self.lowered_for(name)
         self._capabilities(name, low)

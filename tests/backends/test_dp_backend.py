@@ -3,7 +3,6 @@ other backends and brute force."""
 from __future__ import annotations
 
 import sys
-from fractions import Fraction
 from pathlib import Path
 
 import numpy as np

@@ -51,7 +51,7 @@ def test_cli_explain(tmp_path, capsys):
         w.writerow(list(DATA))
         w.writerows(zip(*DATA.values()))
     prog = tmp_path / "p.odt"
-    prog.write_text(f'data "d.csv" {{ target class }}\n' + PROGRAM)
+    prog.write_text('data "d.csv" { target class }\n' + PROGRAM)
     assert main(["solve", str(prog), "--explain", "--quiet"]) == 1
     out = capsys.readouterr()
     assert "infeasible" in out.err and "p.odt:7: accuracy(G) >= 0.9" in out.out and "p.odt:8: predicted(1) <= 0" in out.out
