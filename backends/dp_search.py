@@ -1,6 +1,7 @@
 """ConTree: optimal depth-limited classification trees on continuous features.
 
-Pure-numpy implementation of the dynamic-programming / branch-and-bound algorithm of
+Numpy implementation (with optional numba-compiled kernels) of the dynamic-programming /
+branch-and-bound algorithm of
 Brita, van der Linden and Demirović, *Optimal Classification Trees for Continuous Feature
 Data Using Dynamic Programming with Branch-and-Bound* (AAAI 2025, "ConTree").
 
@@ -25,6 +26,12 @@ Eq. 13), vectorised here over every second-level feature and threshold at once w
 cumulative class-weight sums over the pre-sorted data.  Sub-problems are cached on
 (set of rows, remaining depth), like the paper (and MurTree) do.
 
+When numba is importable (``backends/dp_kernels.py``, ``dp_kernels.ACTIVE``), the whole
+depth-two search -- Alg. 1 over all root features with the Alg. 2 evaluations, in chunks
+with time checks between -- and the depth-two tree construction run compiled; otherwise
+the pure-numpy code below is used.  Both give the same optimum and, for integral weights,
+the same tie-broken tree (with fractional weights, ties hold up to the solver tolerance).
+
 Beyond the paper: row weights (weighted misclassifications; the similarity bound uses the
 weight of moved rows instead of their number), a minimum number of (unweighted) rows per
 leaf, an initial upper bound from a greedy tree, a time limit with anytime result, and a
@@ -41,6 +48,18 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 import numpy as np
+
+try:
+    from . import dp_kernels as _kernels
+except ImportError:  # loaded as a plain file (no package): load the sibling file
+    import importlib.util as _ilu
+    import sys as _sys
+    from pathlib import Path as _Path
+
+    _spec = _ilu.spec_from_file_location("_odt_dp_kernels", _Path(__file__).with_name("dp_kernels.py"))
+    _kernels = _ilu.module_from_spec(_spec)
+    _sys.modules[_spec.name] = _kernels
+    _spec.loader.exec_module(_kernels)
 
 __all__ = [
     "DPLeaf",
@@ -168,7 +187,7 @@ class _Node:
     (Sec. "Depth-Two Subroutine": "we sort the dataset once in the beginning").
     """
 
-    __slots__ = ("rows", "m", "order", "vals", "_ys", "_call", "_wcum", "_key", "valid", "valid_idx", "binary", "pall")
+    __slots__ = ("rows", "m", "order", "vals", "_ys", "_call", "_wcum", "_key", "valid", "valid_idx", "binary", "pall", "loc", "clw")
 
     def __init__(self, rows: np.ndarray, order: np.ndarray, vals: np.ndarray) -> None:
         self.rows = rows
@@ -183,6 +202,8 @@ class _Node:
         self.valid_idx: Optional[np.ndarray] = None  # their flat indices
         self.binary: Optional[tuple] = None  # two-class kernel arrays
         self.pall: Optional[np.ndarray] = None  # (p, p, m) positions in every order
+        self.loc: Optional[tuple] = None  # (ordl, posl) of _Solver.local_index
+        self.clw: Optional[tuple] = None  # (classes, weights) in every order (compiled path)
 
 
 class _Solver:
@@ -237,6 +258,10 @@ class _Solver:
         # Order features by Gini at d >= 3 nodes (pycontree's default); measured mixed.
         self.gini_order = False
         self.pall_elems = 1 << 22  # cache the (p, p, m) position table below this size
+        self.compiled = bool(_kernels.ACTIVE)  # numba kernels of backends/dp_kernels.py
+        # With the kernels: depth-two sub-problems run Alg. 1 compiled (``d2_search``)
+        # instead of the batched rounds of :meth:`solve_d2` (which then use compiled Alg. 2).
+        self.d2_sequential = True
         self.wd = w.astype(self.dtype)
         self.sgn = np.where(y == 1, w, -w).astype(self.dtype) if n_classes == 2 else None
         self.cache: dict[tuple[int, bytes], object] = {}
@@ -413,6 +438,8 @@ class _Solver:
         Returns ``(theta_L, theta_R, tree_or_None)``.
         """
         self.stats["d2_calls"] += 1
+        if self.compiled and self.min_leaf == 1 and want_tree:
+            return self._d2_split_compiled(node, f1, z)
         M = P <= z  # (p, m): row at f2-position i goes left at the root
         ys = self.ys(node)
         call = self.call(node)
@@ -448,6 +475,39 @@ class _Solver:
         tr = self._d2_side(node, CR, totR, errR, thR, leafR)
         zpos = z  # position in f1 order
         return thL, thR, DPSplit(f1, self.threshold(node, f1, zpos), tl, tr)
+
+    def _d2_split_compiled(self, node: _Node, f1: int, z: int):
+        """:meth:`d2_split` (with tree) through the compiled ``dp_kernels.d2_errors``."""
+        p, m, K = self.p, node.m, self.K
+        ordl, posl = self.local_index(node)
+        cls, wts = self.class_weights(node)
+        errL = np.empty((p, m))
+        errR = np.empty((p, m))
+        totL = np.empty(K)
+        totR = np.empty(K)
+        _kernels.d2_errors(ordl, posl, cls, wts, self.d2_valid(node), K, f1, z, float(self.big),
+                           errL, errR, totL, totR)
+        leafL = float(totL.sum() - totL.max())
+        leafR = float(totR.sum() - totR.max())
+        bestL = float(errL.min())
+        bestR = float(errR.min())
+        thL = bestL if bestL < leafL - self.d_strict / 2 else leafL
+        thR = bestR if bestR < leafR - self.d_strict / 2 else leafR
+        goleft = posl[f1] <= z  # by local row id
+        sides = []
+        for err, tot, theta, leaf_cost, left in ((errL, totL, thL, leafL, True), (errR, totR, thR, leafR, False)):
+            if theta == leaf_cost:
+                sides.append(DPLeaf(int(np.argmax(tot))))
+                continue
+            flat = int(np.flatnonzero(err.ravel() <= theta + self.tol / 2)[0])
+            f, zz = divmod(flat, m)
+            sel = goleft[ordl[f, : zz + 1]]
+            if not left:
+                sel = ~sel
+            c = np.bincount(cls[f, : zz + 1][sel], weights=wts[f, : zz + 1][sel], minlength=K)
+            sides.append(DPSplit(f, self.threshold(node, f, zz), DPLeaf(int(np.argmax(c))),
+                                 DPLeaf(int(np.argmax(tot - c)))))
+        return thL, thR, DPSplit(f1, self.threshold(node, f1, z), sides[0], sides[1])
 
     def _d2_side(self, node, C, tot, err, theta, leaf_cost) -> DPNode:
         if theta == leaf_cost:
@@ -688,12 +748,20 @@ class _Solver:
     def local_index(self, node: _Node) -> tuple[np.ndarray, np.ndarray]:
         """``(ordl, posl)``: local row ids sorted per feature, and each local row's position
         in every feature's order (both (p, m))."""
-        lid = self.scratch_pos
-        lid[node.rows] = np.arange(node.m, dtype=np.int32)
-        ordl = lid[node.order]
-        posl = np.empty_like(ordl)
-        np.put_along_axis(posl, ordl, np.broadcast_to(np.arange(node.m, dtype=np.int32), ordl.shape), axis=1)
-        return ordl, posl
+        if node.loc is None:
+            lid = self.scratch_pos
+            lid[node.rows] = np.arange(node.m, dtype=np.int32)
+            ordl = lid[node.order]
+            posl = np.empty_like(ordl)
+            np.put_along_axis(posl, ordl, np.broadcast_to(np.arange(node.m, dtype=np.int32), ordl.shape), axis=1)
+            node.loc = (ordl, posl)
+        return node.loc
+
+    def class_weights(self, node: _Node) -> tuple[np.ndarray, np.ndarray]:
+        """(p, m) class and weight of the row at every position of every order."""
+        if node.clw is None:
+            node.clw = (self.y[node.order], self.wd[node.order])
+        return node.clw
 
     def d2_batch(self, node: _Node, ordl, posl, f1s: np.ndarray, zs: np.ndarray):
         """Alg. 2 for a batch of root splits ``(f1s[b], zs[b])`` at once.
@@ -706,6 +774,10 @@ class _Solver:
             return self.d2_batch_binary(node, ordl, posl, f1s, zs)
         ys = self.ys(node)
         call = self.call(node)
+        if self.compiled:
+            cls, wts = self.class_weights(node)
+            return self._compiled_batch(node, ordl, posl, f1s, zs, 2 * p * m, _kernels.d2_multi,
+                                        (cls, wts, _kernels.class_totals(cls, wts, K), self.d2_valid(node)))
         vidx = self.valid_flat(node)
         call_v = np.take(call.reshape(K, p * m), vidx, axis=1)  # (K, V)
         tot = call[:, 0, -1]
@@ -765,6 +837,9 @@ class _Solver:
         both sides (the right side's prefix sums are the node's minus the left's)."""
         S, Sall, Sall_v, vidx, Atot, Btot = self.binary_prep(node)
         wcum = self.wcum(node)
+        if self.compiled:
+            return self._compiled_batch(node, ordl, posl, f1s, zs, self.p * node.m, _kernels.d2_binary,
+                                        (S, Sall, self.d2_valid(node), wcum, Atot, Btot))
         B = f1s.shape[0]
         p, m = self.p, node.m
         outL: list[float] = []
@@ -795,6 +870,20 @@ class _Solver:
                 outR.append(min(ar, br, ar + mnR, br - mxR))
         return np.array(outL), np.array(outR)
 
+    def _compiled_batch(self, node: _Node, ordl, posl, f1s, zs, elems: int, kernel, args):
+        """Run a compiled Alg. 2 kernel over the batch in chunks (time checks between)."""
+        B = f1s.shape[0]
+        outL = np.empty(B)
+        outR = np.empty(B)
+        f1s = f1s.astype(np.int64, copy=False)
+        zs = zs.astype(np.int64, copy=False)
+        chunk = max(1, self.batch_elems // elems)
+        for a in range(0, B, chunk):
+            b = min(B, a + chunk)
+            self.check_time()
+            kernel(ordl, posl, *args, f1s[a:b], zs[a:b], outL[a:b], outR[a:b])
+        return outL, outR
+
     def valid_flat(self, node: _Node) -> np.ndarray:
         """Flat indices into (p, m) of the distinct-value boundaries."""
         if node.valid_idx is None:
@@ -814,6 +903,8 @@ class _Solver:
         """
         if self.min_leaf > 1:
             return self._solve_d2_minleaf(node, inc, gap)
+        if self.compiled and self.d2_sequential:
+            return self._solve_d2_compiled(node, inc, gap, is_root)
         rules = self.pruning
         tol = self.tol
         ordl, posl = self.local_index(node)
@@ -924,6 +1015,83 @@ class _Solver:
                     pending.append((fs, prev_hi, j))
         if best_fz is not None and inc.f >= 0 and inc.tree is None:
             self.d2_tree(node, inc, best_fz)
+
+    def _solve_d2_compiled(self, node: _Node, inc: "_Incumbent", gap: float, is_root: bool) -> None:
+        """Depth-two sub-problem with Alg. 1 compiled (``dp_kernels.d2_search``): the open
+        intervals of all root features are searched breadth first (as the rounds of
+        :meth:`solve_d2`, but one split at a time against the current incumbent), with the
+        rules and tie-aware bounds of :meth:`branch` -- the same optimum and tie-broken tree
+        as the numpy path.  Runs in chunks of evaluations with time checks (and root
+        anytime reports) between; the tree is materialised once, with ``d2_errors``."""
+        p, m, K = self.p, node.m, self.K
+        ordl, posl = self.local_index(node)
+        valid = self.d2_valid(node)
+        wcum = self.wcum(node)
+        fidx, cuts = np.nonzero(valid)
+        cuts = cuts.astype(np.int64)
+        cstart = np.searchsorted(fidx, np.arange(p + 1)).astype(np.int64)
+        wcs = wcum[valid]
+        dt = self.dtype
+        if K == 2:
+            kind = 2
+            S = self.sgn[node.order]
+            Sall = np.cumsum(S, axis=1, dtype=dt)
+            tot2 = np.bincount(self.y[node.rows], weights=self.w[node.rows], minlength=2)
+            Atot, Btot = float(tot2[0]), float(tot2[1])
+            cls = np.zeros((1, 1), dtype=np.int64)
+            wts = np.zeros((1, 1), dtype=dt)
+            tot = np.zeros(2)
+            per_eval = p * m
+        else:
+            kind = K
+            S = Sall = np.zeros((1, 1), dtype=dt)
+            Atot = Btot = 0.0
+            cls, wts = self.class_weights(node)
+            tot = _kernels.class_totals(cls, wts, K)
+            per_eval = p * m * 2
+        inc_arr = np.array([inc.cost, inc.f, inc.s, 1.0 if inc.active else 0.0, inc.outer,
+                            inc.d_strict, inc.d_tie], dtype=np.float64)
+        rules = np.array([self.pruning.neighbourhood, self.pruning.interval_shrinking,
+                          self.pruning.sub_interval], dtype=np.bool_)
+        nc = cuts.shape[0]
+        mf = np.diff(cstart)
+        feats = np.flatnonzero(mf > 0)
+        queue = np.empty((nc + 1, 5), dtype=np.int64)
+        queue[: feats.shape[0], 0] = feats
+        queue[: feats.shape[0], 1] = 0
+        queue[: feats.shape[0], 2] = mf[feats] - 1
+        queue[: feats.shape[0], 3:] = -1
+        st = np.array([0, feats.shape[0], -1, -1], dtype=np.int64)
+        th = np.empty(nc)
+        thL = np.empty(nc)
+        thR = np.empty(nc)
+        mlr = np.empty((p, 2), dtype=np.int64)
+        mlr[:, 0] = 0
+        mlr[:, 1] = mf - 1
+        counts = np.zeros(2, dtype=np.int64)
+        max_evals = max(1, (2 * self.batch_elems) // per_eval)
+        best_seen = -1.0
+        while True:
+            self.check_time()
+            done = _kernels.d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, valid,
+                                      cuts, cstart, wcs, inc_arr, gap, self.tol, rules, st, queue,
+                                      th, thL, thR, mlr, counts, max_evals)
+            if st[2] >= 0 and inc_arr[0] != best_seen:
+                best_seen = inc_arr[0]
+                inc.set(float(inc_arr[0]), None, int(inc_arr[1]), int(inc_arr[2]))
+                if is_root and not done:  # anytime: keep the root incumbent current
+                    self.d2_tree(node, inc, (int(st[2]), int(st[3])))
+                    self.report_root(inc)
+            if done:
+                break
+        self.stats["splits_evaluated"] += int(counts[0])
+        self.stats["d2_calls"] += int(counts[0])
+        self.stats["intervals_pruned_sp"] += int(counts[1])
+        if st[2] >= 0:
+            inc.set(float(inc_arr[0]), None, int(inc_arr[1]), int(inc_arr[2]))
+            self.d2_tree(node, inc, (int(st[2]), int(st[3])))
+            if is_root:
+                self.report_root(inc)
 
     def d2_tree(self, node: _Node, inc: "_Incumbent", best_fz: tuple[int, int]) -> None:
         """Materialise the incumbent depth-two tree (Alg. 2 with argmins)."""
@@ -1097,7 +1265,9 @@ def optimal_tree(
     timed_out = False
     lower = 0.0
     try:
-        if depth >= 2 and leaf_cost > 0 and n >= 2 * min_leaf:
+        # Greedy initial upper bound (does not change the result, only the pruning); the
+        # compiled depth-two search finds good incumbents at once, so it is skipped there.
+        if depth >= 2 and leaf_cost > 0 and n >= 2 * min_leaf and not (depth == 2 and S.compiled and min_leaf == 1):
             g_cost, g_tree = S.greedy(root, depth)
             if g_cost < S.root_cost:
                 S.root_cost, S.root_tree = g_cost, g_tree

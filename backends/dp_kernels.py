@@ -1,0 +1,390 @@
+"""Compiled kernels of the ConTree depth-two subroutine (backends/dp_search.py).
+
+The kernels evaluate Alg. 2 / Eq. (13) of Brita et al. for a batch of root splits
+``(f1s[b], zs[b])`` of one node: the optimal depth-one costs of the left and of the right
+part, from running class weights along every second-level feature's sorted order.  They
+compute exactly what the numpy code of ``_Solver.d2_batch`` computes (same formulas, same
+summation order), without materialising the (batch, K, p, m) cumulative-sum tensors.
+
+They are compiled with numba when it is importable (``ACTIVE`` is then ``True``;
+``@njit(cache=True)`` keeps the machine code on disk so later processes skip compiling);
+otherwise ``ACTIVE`` is ``False`` and dp_search uses its pure-numpy kernels.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+try:  # pragma: no cover - depends on the environment
+    from numba import njit
+
+    AVAILABLE = True
+except ImportError:  # pragma: no cover
+    AVAILABLE = False
+
+    def njit(*args, **kwargs):  # type: ignore[no-redef]
+        if args and callable(args[0]):
+            return args[0]
+        return lambda fn: fn
+
+
+#: True when the compiled kernels are used by dp_search (numba importable); tests may
+#: set it to False to force the pure-numpy path.
+ACTIVE = AVAILABLE
+BACKEND = "numba" if AVAILABLE else "numpy"
+
+
+@njit(cache=True, nogil=True)
+def _has_splits(valid):  # pragma: no cover
+    p, m = valid.shape
+    for f in range(p):
+        for i in range(m):
+            if valid[f, i]:
+                return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _eval_binary(ordl, posl, S, Sall, valid, wcum, Atot, Btot, has_splits, goleft, f1, z):  # pragma: no cover
+    """(theta_L, theta_R) of one root split, two classes (see ``d2_batch_binary``)."""
+    p, m = ordl.shape
+    for r in range(m):
+        goleft[r] = posl[f1, r] <= z
+    mnL = np.inf
+    mxL = -np.inf
+    mnR = np.inf
+    mxR = -np.inf
+    if has_splits:
+        for f2 in range(p):
+            d = 0.0
+            for i in range(m):
+                if goleft[ordl[f2, i]]:
+                    d += S[f2, i]
+                if valid[f2, i]:
+                    rr = Sall[f2, i] - d
+                    if d < mnL:
+                        mnL = d
+                    if d > mxL:
+                        mxL = d
+                    if rr < mnR:
+                        mnR = rr
+                    if rr > mxR:
+                        mxR = rr
+    else:
+        mnL = mxL = mnR = mxR = 0.0
+    wl = float(wcum[f1, z])
+    dl = float(Sall[f1, z])
+    bl = (wl + dl) / 2.0
+    al = wl - bl
+    ar = Atot - al
+    br = Btot - bl
+    tL = min(min(al, bl), min(al + mnL, bl - mxL))
+    tR = min(min(ar, br), min(ar + mnR, br - mxR))
+    return tL, tR
+
+
+@njit(cache=True, nogil=True)
+def _eval_multi(ordl, posl, cls, wts, tot, valid, has_splits, goleft, cl, ca, tl, tr, f1, z):  # pragma: no cover
+    """(theta_L, theta_R) of one root split, any number of classes (see ``d2_batch``).
+
+    ``cls[f, i]`` / ``wts[f, i]`` class and weight of the row at position i of feature f's
+    order.  A side's error at a threshold is ``n - max_k C_k - max_k (T_k - C_k)`` (Eq. 13);
+    it is only re-evaluated when a row of that side moved since its last evaluation."""
+    p, m = ordl.shape
+    K = tot.shape[0]
+    for r in range(m):
+        goleft[r] = posl[f1, r] <= z
+    for k in range(K):
+        cl[k] = 0.0
+    for i in range(m):  # class weights going left, along feature 0's order (CL[:, 0, -1])
+        if goleft[ordl[0, i]]:
+            cl[cls[0, i]] += wts[0, i]
+    nl = 0.0
+    nr = 0.0
+    mtl = -np.inf
+    mtr = -np.inf
+    for k in range(K):
+        tl[k] = cl[k]
+        tr[k] = tot[k] - tl[k]
+        nl += tl[k]
+        nr += tr[k]
+        if tl[k] > mtl:
+            mtl = tl[k]
+        if tr[k] > mtr:
+            mtr = tr[k]
+    eL = nl - mtl
+    eR = nr - mtr
+    if has_splits:
+        bestL = -np.inf
+        bestR = -np.inf
+        for f2 in range(p):
+            for k in range(K):
+                cl[k] = 0.0
+                ca[k] = 0.0
+            dirtyL = False
+            dirtyR = False
+            for i in range(m):
+                c = cls[f2, i]
+                ca[c] += wts[f2, i]
+                if goleft[ordl[f2, i]]:
+                    cl[c] += wts[f2, i]
+                    dirtyL = True
+                else:
+                    dirtyR = True
+                if valid[f2, i]:
+                    if dirtyL:
+                        a1 = -np.inf
+                        a2 = -np.inf
+                        for k in range(K):
+                            if cl[k] > a1:
+                                a1 = cl[k]
+                            v = tl[k] - cl[k]
+                            if v > a2:
+                                a2 = v
+                        if a1 + a2 > bestL:
+                            bestL = a1 + a2
+                        dirtyL = False
+                    if dirtyR:
+                        c1 = -np.inf
+                        c2 = -np.inf
+                        for k in range(K):
+                            cr = ca[k] - cl[k]
+                            if cr > c1:
+                                c1 = cr
+                            v = tr[k] - cr
+                            if v > c2:
+                                c2 = v
+                        if c1 + c2 > bestR:
+                            bestR = c1 + c2
+                        dirtyR = False
+        eL = min(eL, nl - bestL)
+        eR = min(eR, nr - bestR)
+    return eL, eR
+
+
+@njit(cache=True, nogil=True)
+def d2_binary(ordl, posl, S, Sall, valid, wcum, Atot, Btot, f1s, zs, outL, outR):  # pragma: no cover
+    """Two-class Alg. 2 for root splits ``(f1s[b], zs[b])`` (see ``d2_batch_binary``).
+
+    ``ordl[f, i]`` local row id at position i of feature f's order, ``posl[f, r]`` the
+    position of local row r in feature f's order, ``S`` signed row weights in every order
+    (+w class 1, -w class 0), ``Sall`` their prefix sums, ``valid`` the distinct-value
+    boundaries, ``wcum`` prefix row weights.  Writes the depth-one costs into outL/outR.
+    """
+    m = ordl.shape[1]
+    goleft = np.empty(m, dtype=np.bool_)
+    hs = _has_splits(valid)
+    for b in range(f1s.shape[0]):
+        outL[b], outR[b] = _eval_binary(ordl, posl, S, Sall, valid, wcum, Atot, Btot, hs, goleft, f1s[b], zs[b])
+
+
+@njit(cache=True, nogil=True)
+def d2_multi(ordl, posl, cls, wts, tot, valid, f1s, zs, outL, outR):  # pragma: no cover
+    """Multiclass Alg. 2 for root splits ``(f1s[b], zs[b])`` (see ``d2_batch``)."""
+    m = ordl.shape[1]
+    K = tot.shape[0]
+    goleft = np.empty(m, dtype=np.bool_)
+    cl, ca, tl, tr = np.zeros(K), np.zeros(K), np.zeros(K), np.zeros(K)
+    hs = _has_splits(valid)
+    for b in range(f1s.shape[0]):
+        outL[b], outR[b] = _eval_multi(ordl, posl, cls, wts, tot, valid, hs, goleft, cl, ca, tl, tr, f1s[b], zs[b])
+
+
+@njit(cache=True, nogil=True)
+def _bound_for(inc, f, s):  # pragma: no cover
+    """``_Incumbent.bound_for``; inc = [cost, f, s, active, outer, d_strict, d_tie]."""
+    if inc[3] == 0.0:
+        return inc[4]
+    if f < inc[1] or (f == inc[1] and s < inc[2]):
+        return inc[0] + inc[6]
+    return inc[0] - inc[5]
+
+
+@njit(cache=True, nogil=True)
+def d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, valid,
+              cuts, cstart, wcs, inc, gap, tol, rules, st, queue, th, thL, thR, mlr, counts,
+              max_evals):  # pragma: no cover
+    """Alg. 1 over every root feature of a depth-two sub-problem (resumable).
+
+    Intervals of all root features are searched breadth first (a FIFO queue, like the
+    rounds of ``_Solver.solve_d2``: every feature's midpoint is evaluated before any
+    feature is refined, so good incumbents come early), with the current incumbent's
+    tie-aware bounds -- the same rules and the same optimum as :meth:`_Solver.branch`.
+
+    ``kind`` 2 = two-class evaluator, else multiclass.  The candidate positions of feature
+    f are ``cuts[cstart[f]:cstart[f+1]]`` with prefix weights ``wcs`` (z(.) of the paper).
+    ``inc`` is the incumbent (see ``_bound_for``) and is updated in place; ``rules`` the
+    NB/IS/SP switches.  State kept between calls: ``st`` = [queue head, queue length, best
+    f, best z], ``queue`` a ring of rows (f, i, j, u, v) -- u/v the evaluated neighbours of
+    interval [i, j] (each gap between evaluated points holds at most one open interval, so
+    they never change), ``th``/``thL``/``thR`` scores of evaluated points, ``mlr[f]`` the
+    IS limits (Theorem 2).  ``counts`` += [splits evaluated, intervals pruned by SP].
+    Stops after ``max_evals`` evaluations; returns True when the search is complete.
+    """
+    p, m = ordl.shape
+    goleft = np.empty(m, dtype=np.bool_)
+    K = tot.shape[0]
+    cl, ca, tl, tr = np.zeros(K), np.zeros(K), np.zeros(K), np.zeros(K)
+    hs = _has_splits(valid)
+    use_nb, use_is, use_sp = rules[0], rules[1], rules[2]
+    cap = queue.shape[0]
+    evals = 0
+    while st[1] > 0:
+        if evals >= max_evals:
+            return False
+        head = st[0]
+        f = queue[head, 0]
+        i = queue[head, 1]
+        j = queue[head, 2]
+        u = queue[head, 3]
+        v = queue[head, 4]
+        st[0] = (head + 1) % cap
+        st[1] -= 1
+        c0 = cstart[f]
+        mf = cstart[f + 1] - c0
+        wc = wcs[c0:c0 + mf]
+        B = _bound_for(inc, f, j) - gap
+        if use_is:  # P_IS, Eq. (11)
+            if mlr[f, 0] > i:
+                i = mlr[f, 0]
+            if mlr[f, 1] < j:
+                j = mlr[f, 1]
+            if u >= 0 and th[c0 + u] - B > 0:
+                i = max(i, np.searchsorted(wc, wc[u] + (th[c0 + u] - B) - tol, side="left"))
+            if v >= 0 and th[c0 + v] - B > 0:
+                j = min(j, np.searchsorted(wc, wc[v] - (th[c0 + v] - B) + tol, side="right") - 1)
+            if i > j:
+                continue
+        if use_sp:  # P_SP, Eq. (12)
+            lbI = (thL[c0 + u] if u >= 0 else 0.0) + (thR[c0 + v] if v >= 0 else 0.0)
+            if lbI > B:
+                counts[1] += 1
+                continue
+        w = (i + j) // 2
+        z = cuts[c0 + w]
+        evals += 1
+        counts[0] += 1
+        if kind == 2:
+            tL, tR = _eval_binary(ordl, posl, S, Sall, valid, wcum, Atot, Btot, hs, goleft, f, z)
+        else:
+            tL, tR = _eval_multi(ordl, posl, cls, wts, tot, valid, hs, goleft, cl, ca, tl, tr, f, z)
+        tw = tL + tR
+        if tw <= B:
+            inc[0] = tw
+            inc[1] = f
+            inc[2] = w
+            inc[3] = 1.0
+            st[2] = f
+            st[3] = z
+        th[c0 + w] = tw
+        thL[c0 + w] = tL
+        thR[c0 + w] = tR
+        if use_is:  # Theorem 2
+            if tL <= 0.0 and tw > _bound_for(inc, f, 0) - gap:
+                mlr[f, 0] = max(mlr[f, 0], w + 1)
+            if tR <= 0.0 and tw > _bound_for(inc, f, w + 1) - gap:
+                mlr[f, 1] = min(mlr[f, 1], w - 1)
+        lo = w - 1
+        hi = w + 1
+        if use_nb:  # P_NB, Eq. (9)
+            r_ = tw - (_bound_for(inc, f, w - 1) - gap)
+            if r_ > 0:
+                lo = min(lo, np.searchsorted(wc, wc[w] - r_ + tol, side="right") - 1)
+            r_ = tw - (_bound_for(inc, f, w + 1) - gap)
+            if r_ > 0:
+                hi = max(hi, np.searchsorted(wc, wc[w] + r_ - tol, side="left"))
+        if i <= lo:
+            t = (st[0] + st[1]) % cap
+            queue[t, 0] = f
+            queue[t, 1] = i
+            queue[t, 2] = lo
+            queue[t, 3] = u
+            queue[t, 4] = w
+            st[1] += 1
+        if hi <= j:
+            t = (st[0] + st[1]) % cap
+            queue[t, 0] = f
+            queue[t, 1] = hi
+            queue[t, 2] = j
+            queue[t, 3] = w
+            queue[t, 4] = v
+            st[1] += 1
+    return True
+
+
+@njit(cache=True, nogil=True)
+def class_totals(cls, wts, K):  # pragma: no cover
+    """Class weights summed along feature 0's order (as ``call[:, 0, -1]``)."""
+    tot = np.zeros(K)
+    for i in range(cls.shape[1]):
+        tot[cls[0, i]] += wts[0, i]
+    return tot
+
+
+@njit(cache=True, nogil=True)
+def d2_errors(ordl, posl, cls, wts, valid, K, f1, z, big, errL, errR, totL, totR):  # pragma: no cover
+    """Alg. 2 ``D2Split`` of one root split with all errors kept: ``errL[f2, i]`` /
+    ``errR[f2, i]`` the depth-one cost of the left / right part split after position i of
+    f2's order (``big`` where that is no distinct-value boundary); ``totL`` / ``totR``
+    its class weights.  Same values as ``_Solver.d2_split``'s numpy code."""
+    p, m = ordl.shape
+    goleft = np.empty(m, dtype=np.bool_)
+    for r in range(m):
+        goleft[r] = posl[f1, r] <= z
+    cl = np.zeros(K)
+    ca = np.zeros(K)
+    for k in range(K):
+        totL[k] = 0.0
+        totR[k] = 0.0
+    for i in range(m):
+        totR[cls[0, i]] += wts[0, i]
+        if goleft[ordl[0, i]]:
+            totL[cls[0, i]] += wts[0, i]
+    for k in range(K):
+        totR[k] = totR[k] - totL[k]
+    for f2 in range(p):
+        for k in range(K):
+            cl[k] = 0.0
+            ca[k] = 0.0
+        for i in range(m):
+            c = cls[f2, i]
+            ca[c] += wts[f2, i]
+            if goleft[ordl[f2, i]]:
+                cl[c] += wts[f2, i]
+            if not valid[f2, i]:
+                errL[f2, i] = big
+                errR[f2, i] = big
+            elif K == 2:
+                a = cl[0]
+                b = cl[1]
+                errL[f2, i] = min(a, b) + min(totL[0] - a, totL[1] - b)
+                a = ca[0] - cl[0]
+                b = ca[1] - cl[1]
+                errR[f2, i] = min(a, b) + min(totR[0] - a, totR[1] - b)
+            else:
+                sc = 0.0
+                mc = -np.inf
+                sr = 0.0
+                mr = -np.inf
+                sc2 = 0.0
+                mc2 = -np.inf
+                sr2 = 0.0
+                mr2 = -np.inf
+                for k in range(K):
+                    c1 = cl[k]
+                    r1 = totL[k] - c1
+                    c2 = ca[k] - c1
+                    r2 = totR[k] - c2
+                    sc += c1
+                    sr += r1
+                    sc2 += c2
+                    sr2 += r2
+                    if c1 > mc:
+                        mc = c1
+                    if r1 > mr:
+                        mr = r1
+                    if c2 > mc2:
+                        mc2 = c2
+                    if r2 > mr2:
+                        mr2 = r2
+                errL[f2, i] = (sc - mc) + (sr - mr)
+                errR[f2, i] = (sc2 - mc2) + (sr2 - mr2)
