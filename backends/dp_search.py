@@ -370,6 +370,18 @@ class _Solver:
             z = z[(z + 1 >= ml) & (node.m - z - 1 >= ml)]
         return z
 
+    def gini_scores(self, node) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per feature and split position: the sum over both sides of (class weight)^2 /
+        side weight (higher = purer), and the two sides' weights."""
+        C = self.call(node).astype(np.float64)
+        tot = C[:, 0, -1]
+        nL = C.sum(axis=0)
+        nR = tot.sum() - nL
+        R = tot[:, None, None] - C
+        with np.errstate(divide="ignore", invalid="ignore"):
+            score = (C * C).sum(axis=0) / nL + (R * R).sum(axis=0) / nR
+        return score, nL, nR
+
     def valid_positions(self, node: _Node) -> np.ndarray:
         """Boolean (p, m): a split after sorted position i is a distinct-value boundary."""
         v = node.vals
@@ -391,13 +403,7 @@ class _Solver:
         so that good incumbents are found early (the result does not depend on it)."""
         if not self.gini_order:
             return list(range(self.p))
-        C = self.call(node).astype(np.float64)
-        tot = C[:, 0, -1]
-        nL = C.sum(axis=0)
-        nR = tot.sum() - nL
-        R = tot[:, None, None] - C
-        with np.errstate(divide="ignore", invalid="ignore"):
-            score = (C * C).sum(axis=0) / nL + (R * R).sum(axis=0) / nR
+        score, nL, nR = self.gini_scores(node)
         score = np.where(self.valid_positions(node) & (nL > 0) & (nR > 0), score, -np.inf)
         best = score.max(axis=1)
         return np.argsort(-best, kind="stable").tolist()
@@ -699,13 +705,7 @@ class _Solver:
             return cost_leaf, DPLeaf(label)
         if d == 1:
             return self.depth_one(node)
-        C = self.call(node).astype(np.float64)
-        tot = C[:, 0, -1]
-        nL = C.sum(axis=0)
-        nR = tot.sum() - nL
-        R = tot[:, None, None] - C
-        with np.errstate(divide="ignore", invalid="ignore"):
-            score = (C * C).sum(axis=0) / nL + (R * R).sum(axis=0) / nR
+        score, nL, nR = self.gini_scores(node)
         valid = self.valid_positions(node) & (nL > 0) & (nR > 0)
         if self.min_leaf > 1:
             pos = np.arange(1, node.m + 1)
