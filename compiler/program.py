@@ -26,7 +26,7 @@ from .errors import InfeasibleProgram, OdtError, UnsupportedConstruct
 from .evaluate import ConstraintCheck, Evaluation, evaluate
 from .lower import Lowered, lower
 from .parse import parse_program
-from .program_types import CheckedProgram, LinearForm, QuantityRef, TreeSkeleton
+from .program_types import CheckedProgram, LinearConstraint, LinearForm, QuantityRef, TreeSkeleton
 
 _TOL = 1e-6
 
@@ -138,10 +138,29 @@ class Program:
         return order
 
     def _check_strategy(self) -> None:
-        req = self.checked.solve
-        if req.strategy == "incremental":
-            raise UnsupportedConstruct("'strategy incremental' (Avellaneda's Algorithm 3) is not implemented in this "
-                                       "version of odt", req.span, "drop the strategy: the default solves all rows at once")
+        """``strategy incremental`` takes exactly: a depth range, ``minimize depth`` alone,
+        and one constraint ``errors <= k`` (or ``errors == 0``)."""
+        if self.checked.solve.strategy == "incremental" and self._incremental_bound() is None:
+            raise UnsupportedConstruct(
+                "'strategy incremental' (Avellaneda's Algorithm 3) takes a depth range, 'minimize depth' and one "
+                "constraint 'errors <= k' or 'errors == 0'", self.checked.solve.span,
+                "e.g. model tree(depth in 1..10)  minimize depth  subject to { errors == 0 }")
+
+    def _incremental_bound(self) -> Fraction | None:
+        c = self.checked
+        sk = c.skeleton
+        if not isinstance(sk, TreeSkeleton) or sk.depth_range is None or sk.leaves is not None or sk.nodes is not None:
+            return None
+        if len(c.objective.levels) != 1 or [q.kind for q, _ in c.objective.levels[0].terms] != ["depth"]:
+            return None
+        if c.splits != "univariate" or len(c.constraints) != 1:
+            return None
+        k = c.constraints[0]
+        if not isinstance(k, LinearConstraint) or k.scope is not None or k.op not in ("<=", "==") \
+                or [(q.kind, q.group) for q, _ in k.form.terms] != [("errors", None)] or k.form.terms[0][1] <= 0:
+            return None
+        bound = -k.form.constant / k.form.terms[0][1]
+        return bound if (k.op == "<=" or bound == 0) and bound >= 0 else None
 
     def _capabilities(self, name: str, low: Lowered) -> None:
         """The backend's capability check; a refusal caused by the directive's ``encoding``
@@ -209,6 +228,10 @@ class Program:
             return self._solve_depth_range(backend, time_limit, threads, seed, verbose, progress, warm_start)
         req = self.checked.solve
         self._check_strategy()
+        if req.strategy == "incremental":
+            raise UnsupportedConstruct("'strategy incremental' applies to a depth range with 'minimize depth' "
+                                       "and an 'errors <= k' constraint", req.span,
+                                       "e.g. model tree(depth in 1..10)  minimize depth  subject to { errors == 0 }")
         name = self.backend_name(backend)
         impl = self._backend(name)
         if progress is not None and self.checked.objective.maximized:
@@ -271,6 +294,8 @@ class Program:
         rest = levels[1:] or (LinearForm.of(QuantityRef("errors")),)
         low, high = sk.depth_range
         clock = time.perf_counter()
+        if c.solve.strategy == "incremental":
+            return self._incremental_depth(low, high, time_limit, clock)
         for k in range(low, high + 1):
             remaining = None if time_limit is None else time_limit - (time.perf_counter() - clock)
             if remaining is not None and remaining <= 0:
@@ -297,6 +322,32 @@ class Program:
         raise InfeasibleProgram(f"infeasible: no tree of depth at most {high} satisfies the program "
                                 f"(every depth from {low} to {high} was proved infeasible)",
                                 sk.span, "raise the upper end of the depth range or relax a constraint")
+
+    def _incremental_depth(self, low: int, high: int, time_limit: float | None, clock: float) -> SolveResult:
+        """DT_depth with Algorithm 3 at each depth (B3)."""
+        from .incremental import incremental_feasible
+
+        bound = self._incremental_bound()
+        assert bound is not None
+        deadline = None if time_limit is None else clock + time_limit
+        used = []
+        for k in range(low, high + 1):
+            res = incremental_feasible(self.checked, k, bound, deadline)
+            used.append(f"depth {k}: {res.rows_used} rows in {res.iterations} SAT calls")
+            if res.timed_out:
+                return SolveResult("unknown", None, None, (), float(k), None, "maxsat-incremental",
+                                   time.perf_counter() - clock, None, False, (), None, "; ".join(used))
+            if res.tree is None:
+                continue
+            ev = evaluate(self.checked, res.tree)
+            value = float(res.tree.depth)
+            verified = ev.feasible and res.tree.depth <= k
+            return SolveResult("optimal", res.tree, value, (value,), float(k), 0.0, "maxsat-incremental",
+                               time.perf_counter() - clock, ev.train_errors, verified, ev.constraints,
+                               ev.train_errors, "; ".join(used), ev)
+        raise InfeasibleProgram(f"infeasible: no tree of depth at most {high} satisfies the program "
+                                f"(every depth from {low} to {high} was proved infeasible, incrementally)",
+                                self.checked.skeleton.span, "raise the upper end of the depth range")
 
     def explain(self, backend: str | None = None, time_limit: float | None = None) -> list[tuple[str, Any]]:
         """For an infeasible program: a minimal set of its own constraints (and skeleton
