@@ -200,6 +200,18 @@ def _bound_for(inc, f, s):  # pragma: no cover
 
 
 @njit(cache=True, nogil=True)
+def _enqueue(queue, st, cap, f, a, b, c, d):  # pragma: no cover
+    """Append the interval (feature f, positions a..b, bounds c, d) to the ring buffer."""
+    t = (st[0] + st[1]) % cap
+    queue[t, 0] = f
+    queue[t, 1] = a
+    queue[t, 2] = b
+    queue[t, 3] = c
+    queue[t, 4] = d
+    st[1] += 1
+
+
+@njit(cache=True, nogil=True)
 def d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, valid,
               cuts, cstart, wcs, inc, gap, tol, rules, st, queue, th, thL, thR, mlr, counts,
               max_evals):  # pragma: no cover
@@ -293,21 +305,9 @@ def d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, valid,
             if r_ > 0:
                 hi = max(hi, np.searchsorted(wc, wc[w] + r_ - tol, side="left"))
         if i <= lo:
-            t = (st[0] + st[1]) % cap
-            queue[t, 0] = f
-            queue[t, 1] = i
-            queue[t, 2] = lo
-            queue[t, 3] = u
-            queue[t, 4] = w
-            st[1] += 1
+            _enqueue(queue, st, cap, f, i, lo, u, w)
         if hi <= j:
-            t = (st[0] + st[1]) % cap
-            queue[t, 0] = f
-            queue[t, 1] = hi
-            queue[t, 2] = j
-            queue[t, 3] = w
-            queue[t, 4] = v
-            st[1] += 1
+            _enqueue(queue, st, cap, f, hi, j, w, v)
     return True
 
 

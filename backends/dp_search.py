@@ -469,18 +469,23 @@ class _Solver:
         else:
             errL = np.where(valid, errL, self.big)
             errR = np.where(valid, errR, self.big)
-        leafL = float(totL.sum() - totL.max())
-        leafR = float(totR.sum() - totR.max())
-        bestL = float(errL.min())
-        bestR = float(errR.min())
-        thL = bestL if bestL < leafL - self.d_strict / 2 else leafL
-        thR = bestR if bestR < leafR - self.d_strict / 2 else leafR
+        leafL, leafR, thL, thR = self._side_costs(errL, errR, totL, totR)
         if not want_tree:
             return thL, thR, None
         tl = self._d2_side(node, CL, totL, errL, thL, leafL)
         tr = self._d2_side(node, CR, totR, errR, thR, leafR)
         zpos = z  # position in f1 order
         return thL, thR, DPSplit(f1, self.threshold(node, f1, zpos), tl, tr)
+
+    def _side_costs(self, errL, errR, totL, totR) -> tuple[float, float, float, float]:
+        """Leaf cost of each side of a root split and the side's optimum (a depth-one
+        split only when strictly better than the leaf, the tie rule)."""
+        leafL = float(totL.sum() - totL.max())
+        leafR = float(totR.sum() - totR.max())
+        bestL, bestR = float(errL.min()), float(errR.min())
+        thL = bestL if bestL < leafL - self.d_strict / 2 else leafL
+        thR = bestR if bestR < leafR - self.d_strict / 2 else leafR
+        return leafL, leafR, thL, thR
 
     def _d2_split_compiled(self, node: _Node, f1: int, z: int):
         """:meth:`d2_split` (with tree) through the compiled ``dp_kernels.d2_errors``."""
@@ -493,12 +498,7 @@ class _Solver:
         totR = np.empty(K)
         _kernels.d2_errors(ordl, posl, cls, wts, self.d2_valid(node), K, f1, z, float(self.big),
                            errL, errR, totL, totR)
-        leafL = float(totL.sum() - totL.max())
-        leafR = float(totR.sum() - totR.max())
-        bestL = float(errL.min())
-        bestR = float(errR.min())
-        thL = bestL if bestL < leafL - self.d_strict / 2 else leafL
-        thR = bestR if bestR < leafR - self.d_strict / 2 else leafR
+        leafL, leafR, thL, thR = self._side_costs(errL, errR, totL, totR)
         goleft = posl[f1] <= z  # by local row id
         sides = []
         for err, tot, theta, leaf_cost, left in ((errL, totL, thL, leafL, True), (errR, totR, thR, leafR, False)):
