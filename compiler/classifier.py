@@ -9,12 +9,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Union
+from typing import TYPE_CHECKING, Any, Iterator, Union
 
 import numpy as np
 
 from .data import Binarizer, Feature, RawTable, read_csv, table_from_python
 from .errors import OdtDataError, OdtError
+
+if TYPE_CHECKING:
+    from .diagram import Diagram
 
 SCHEMA = "odt.classifier/1"
 
@@ -68,7 +71,7 @@ class Tree:
         return max(d for _, d in self.walk())
 
     def features_used(self) -> set[str]:
-        return {self.features[n.feature].column for n, _ in self.walk() if isinstance(n, Split)}
+        return {c for n, _ in self.walk() if isinstance(n, Split) for c in self.features[n.feature].columns}
 
     # ------------------------------------------------------------------ prediction
     def leaf_index_binary(self, Xb: np.ndarray) -> np.ndarray:
@@ -125,26 +128,17 @@ class Tree:
         emit(self.root, "")
         return "\n".join(lines)
 
-    def to_dot(self, counts: np.ndarray | None = None) -> str:
-        """Graphviz DOT; ``counts`` (per pre-order node) adds sample counts to the labels."""
-        lines = ["digraph tree {", '  node [fontname="Helvetica"];']
-        counter = iter(range(10**9))
+    def to_dot(self, table=None) -> str:
+        """Graphviz DOT; with the raw training ``table`` every node and arc shows its rows."""
+        from .render import to_dot
 
-        def emit(node: TreeNode) -> int:
-            me = next(counter)
-            if isinstance(node, Leaf):
-                lines.append(f'  n{me} [shape=box, style=rounded, label="{_esc(str(self.classes[node.label]))}"];')
-                return me
-            lines.append(f'  n{me} [shape=ellipse, label="{_esc(self.features[node.feature].name)}"];')
-            t = emit(node.if_true)
-            f = emit(node.if_false)
-            lines.append(f'  n{me} -> n{t} [label="yes"];')
-            lines.append(f'  n{me} -> n{f} [label="no"];')
-            return me
+        return to_dot(self, table)
 
-        emit(self.root)
-        lines.append("}")
-        return "\n".join(lines)
+    def to_svg(self, table=None) -> str:
+        """A standalone SVG drawing (laid out by odt, no Graphviz needed)."""
+        from .render import to_svg
+
+        return to_svg(self, table)
 
     # ------------------------------------------------------------------ JSON (E1)
     def to_json(self) -> dict:
@@ -183,14 +177,18 @@ class Tree:
         tmp.replace(path)
 
 
-def load_classifier(path: str | Path) -> Tree:
-    """Load a classifier saved with ``save`` / ``odtc solve -o``."""
+def load_classifier(path: str | Path) -> "Tree | Diagram":
+    """Load a classifier (tree, diagram or BDD) saved with ``save`` / ``odtc solve -o``."""
     try:
         obj = json.loads(Path(path).read_text())
     except FileNotFoundError:
         raise OdtError(f"model file '{path}' not found") from None
     except (OSError, json.JSONDecodeError) as exc:
         raise OdtError(f"cannot read model file '{path}': {exc}") from None
+    if isinstance(obj, dict) and obj.get("schema") == SCHEMA and obj.get("type") == "diagram":
+        from .diagram import Diagram
+
+        return Diagram.from_json(obj)
     return Tree.from_json(obj)
 
 
@@ -208,6 +206,3 @@ def _as_table(data: Any, input_columns: tuple[str, ...]) -> RawTable:
         return table_from_python({c: arr[:, j] for j, c in enumerate(input_columns)})
     return table_from_python(data)
 
-
-def _esc(s: str) -> str:
-    return s.replace("\\", "\\\\").replace('"', '\\"')

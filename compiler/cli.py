@@ -168,8 +168,20 @@ def cmd_predict(args: argparse.Namespace) -> int:
 def cmd_render(args: argparse.Namespace) -> int:
     from .classifier import load_classifier
 
-    tree = load_classifier(args.model)
-    print(tree.to_dot() if args.format == "dot" else tree.to_text())
+    clf = load_classifier(args.model)
+    table = None
+    if args.data:
+        from .data import read_csv
+
+        table = read_csv(args.data)
+    if args.format == "text":
+        text = clf.to_text()
+    else:
+        text = clf.to_dot(table) if args.format == "dot" else clf.to_svg(table)
+    if args.output:
+        _write_atomic(args.output, text + ("" if text.endswith("\n") else "\n"))
+    else:
+        print(text.rstrip("\n"))
     return 0
 
 
@@ -215,9 +227,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("-o", "--output", help="write predictions as CSV")
     r.set_defaults(func=cmd_predict)
 
-    d = sub.add_parser("render", help="print a saved classifier as text or Graphviz DOT")
+    d = sub.add_parser("render", help="print a saved classifier (tree, diagram, BDD) as text, Graphviz DOT or SVG")
     d.add_argument("model")
-    d.add_argument("--format", choices=["text", "dot"], default="text")
+    d.add_argument("--format", choices=["text", "dot", "svg"], default="text")
+    d.add_argument("--data", help="a CSV of rows (e.g. the training data): show how many pass each node and arc")
+    d.add_argument("-o", "--output", help="write to this file instead of stdout")
     d.set_defaults(func=cmd_render)
     return p
 

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .classifier import Tree
 from .program_types import CheckedProgram, LinearConstraint, LinearForm, QuantityRef
 from .source import Span
+
+if TYPE_CHECKING:
+    from .diagram import Diagram
 
 _TOL = 1e-9
 
@@ -44,7 +48,7 @@ class Evaluation:
         return all(c.holds for c in self.constraints)
 
 
-def quantity_value(program: CheckedProgram, tree: Tree, pred: np.ndarray, q: QuantityRef) -> float:
+def quantity_value(program: CheckedProgram, tree: "Tree | Diagram", pred: np.ndarray, q: QuantityRef) -> float:
     """The value of one quantity for a classifier whose training predictions are ``pred``."""
     data = program.dataset
     w = data.row_weights()
@@ -75,7 +79,7 @@ def quantity_value(program: CheckedProgram, tree: Tree, pred: np.ndarray, q: Qua
     raise ValueError(f"quantity {q} cannot be evaluated on a tree")
 
 
-def form_value(program: CheckedProgram, tree: Tree, pred: np.ndarray, form: LinearForm) -> float:
+def form_value(program: CheckedProgram, tree: "Tree | Diagram", pred: np.ndarray, form: LinearForm) -> float:
     total = Fraction(form.constant)
     value = float(total)
     for q, c in form.terms:
@@ -83,7 +87,7 @@ def form_value(program: CheckedProgram, tree: Tree, pred: np.ndarray, form: Line
     return value
 
 
-def train_predictions(program: CheckedProgram, tree: Tree) -> np.ndarray:
+def train_predictions(program: CheckedProgram, tree: "Tree | Diagram") -> np.ndarray:
     """Class indices the tree predicts for the training rows (through its own binarisation)."""
     from .data import Binarizer
 
@@ -91,7 +95,7 @@ def train_predictions(program: CheckedProgram, tree: Tree) -> np.ndarray:
     return tree.predict_binary(Xb)
 
 
-def evaluate(program: CheckedProgram, tree: Tree) -> Evaluation:
+def evaluate(program: CheckedProgram, tree: "Tree | Diagram") -> Evaluation:
     pred = train_predictions(program, tree)
     data = program.dataset
     errors = float(data.row_weights()[pred != data.y].sum())
@@ -114,40 +118,78 @@ def evaluate(program: CheckedProgram, tree: Tree) -> Evaluation:
     return Evaluation(errors, objective, tuple(checks))
 
 
-def _walk_rows(tree: Tree, Xb: np.ndarray, rows: np.ndarray):
-    """(node, rows reaching it, columns tested above it) for every node, pre-order."""
+@dataclass(frozen=True)
+class _Shape:
+    """What structure and path constraints read from a classifier, for trees and
+    diagrams alike: rows (of positive weight) per decision node and per leaf, the leaf of
+    each row, and each root-to-leaf path as the column tuples of its tests, in order."""
+
+    node_samples: list[int]
+    leaf_samples: list[int]
+    leaf_of: np.ndarray
+    paths: list[list[tuple[str, ...]]]
+
+
+def _tree_shape(tree: Tree, Xb: np.ndarray, rows: np.ndarray, n_rows: int) -> _Shape:
     from .classifier import Leaf
 
-    out = []
+    nodes, leaves, paths = [], [], []
+    leaf_of = np.full(n_rows, -1)
 
     def go(node, rows, above):
-        out.append((node, rows, above))
         if isinstance(node, Leaf):
+            leaf_of[rows] = len(leaves)
+            leaves.append(len(rows))
+            paths.append(above)
             return
-        col = tree.features[node.feature].columns
+        nodes.append(len(rows))
         hit = Xb[rows, node.feature]
-        go(node.if_true, rows[hit], above + list(col))
-        go(node.if_false, rows[~hit], above + list(col))
+        cols = tree.features[node.feature].columns
+        go(node.if_true, rows[hit], above + [cols])
+        go(node.if_false, rows[~hit], above + [cols])
 
     go(tree.root, rows, [])
-    return out
+    return _Shape(nodes, leaves, leaf_of, paths)
 
 
-def _structure_checks(program: CheckedProgram, tree: Tree) -> list[ConstraintCheck]:
-    """C3, C5-C10 re-checked on the decoded tree (rows of positive weight are counted)."""
+def _diagram_shape(d, Xb: np.ndarray, rows: np.ndarray, n_rows: int) -> _Shape:
+    """Leaves of a diagram are its arcs into class leaves; paths are enumerated (decoded
+    diagrams are small)."""
+    keep = np.zeros(n_rows, bool)
+    keep[rows] = True
+    _, _, arcs = d.route(Xb)
+    live = d.reachable()
+    nodes, leaves = [], []
+    leaf_of = np.full(n_rows, -1)
+    for i in live:
+        n = d.nodes[i]
+        mine = np.zeros(n_rows, bool)
+        for side, ref in ((True, n.if_true), (False, n.if_false)):
+            taken = arcs.get((i, side), np.zeros(n_rows, bool)) & keep
+            mine |= taken
+            if ref < 0:
+                leaf_of[taken] = len(leaves)
+                leaves.append(int(taken.sum()))
+        nodes.append(int(mine.sum()))
+    if d.root < 0:
+        leaf_of[rows] = 0
+        leaves.append(len(rows))
+    paths = [[d.features[d.nodes[i].feature].columns for i in path] for path, _ in d.paths()]
+    return _Shape(nodes, leaves, leaf_of, paths)
+
+
+def _structure_checks(program: CheckedProgram, tree: "Tree | Diagram") -> list[ConstraintCheck]:
+    """C3, C5-C10 re-checked on the decoded classifier (rows of positive weight count)."""
     from . import ast
-    from .classifier import Leaf
+    from .classifier import Tree as TreeType
     from .data import Binarizer
     from .program_types import StructuralConstraint
 
     data = program.dataset
     Xb = Binarizer(tree.features).transform(data.table)
     rows = np.flatnonzero(data.row_weights() > 0)
-    walked = _walk_rows(tree, Xb, rows)
-    leaf_of = np.full(data.n_rows, -1)
-    for i, (node, r, _) in enumerate(walked):
-        if isinstance(node, Leaf):
-            leaf_of[r] = i
+    shape = (_tree_shape if isinstance(tree, TreeType) else _diagram_shape)(tree, Xb, rows, data.n_rows)
+    leaf_of = shape.leaf_of
     checks = []
 
     def column_of(name: str) -> str:
@@ -159,8 +201,8 @@ def _structure_checks(program: CheckedProgram, tree: Tree) -> list[ConstraintChe
         line = c.span.line if c.span else 0
         text = _quote(c.span)
         if isinstance(c, LinearConstraint) and c.scope in ("leaf", "node"):
-            nodes = [(n, r) for n, r, _ in walked if isinstance(n, Leaf) == (c.scope == "leaf")]
-            sides = [(_scoped_value(c.left, len(r)), _scoped_value(c.right, len(r))) for _, r in nodes]
+            counts = shape.leaf_samples if c.scope == "leaf" else shape.node_samples
+            sides = [(_scoped_value(c.left, n), _scoped_value(c.right, n)) for n in counts]
             diffs = [a - b for a, b in sides]
             holds = all({"<=": d <= _TOL, ">=": d >= -_TOL, "==": abs(d) <= _TOL}[c.op] for d in diffs)
             worst = (min if c.op == ">=" else max)(range(len(diffs)), key=lambda i: diffs[i]) if diffs else None
@@ -168,8 +210,7 @@ def _structure_checks(program: CheckedProgram, tree: Tree) -> list[ConstraintChe
             checks.append(ConstraintCheck(text, line, value, c.op, bound, holds))
         elif isinstance(c, LinearConstraint) and c.scope == "path":
             assert c.costs is not None
-            paths = [above for n, _, above in walked if isinstance(n, Leaf)]
-            costs = [sum(float(c.costs.of(col)) for col in above) for above in paths]
+            costs = [sum(float(c.costs.of(col)) for test in path for col in test) for path in shape.paths]
             bound = -float(c.form.constant) / float(c.form.terms[0][1]) if c.form.terms else 0.0
             worst = max(costs) if costs else 0.0
             checks.append(ConstraintCheck(text, line, worst, c.op, bound, worst <= bound + _TOL))
@@ -177,18 +218,15 @@ def _structure_checks(program: CheckedProgram, tree: Tree) -> list[ConstraintChe
             node = c.node
             if isinstance(node, ast.Every) and isinstance(node.body, ast.OrderOnPath):
                 a, b = column_of(node.body.first.text), column_of(node.body.second.text)
-                bad = 0
-                for n, _, above in walked:
-                    if not isinstance(n, Leaf) and b in tree.features[n.feature].columns and a not in above:
-                        bad += 1
+                bad = sum(1 for path in shape.paths for i, test in enumerate(path)
+                          if b in test and not any(a in above for above in path[:i]))
                 checks.append(ConstraintCheck(text, line, float(bad), "==", 0.0, bad == 0))
             elif isinstance(node, ast.Every) and isinstance(node.body, ast.PathExclusion):
                 cols = {column_of(x.text) for x in node.body.names}
-                bad = sum(1 for n, _, above in walked if isinstance(n, Leaf) and cols <= set(above))
+                bad = sum(1 for path in shape.paths if cols <= {col for test in path for col in test})
                 checks.append(ConstraintCheck(text, line, float(bad), "==", 0.0, bad == 0))
             elif isinstance(node, ast.UsesConstraint):
-                used = {col for f in (tree.features[n.feature] for n, _ in tree.walk() if not isinstance(n, Leaf))
-                        for col in f.columns}
+                used = tree.features_used()
                 ok = _uses_value(node.expr, used, column_of)
                 checks.append(ConstraintCheck(text, line, float(ok), "==", 1.0, ok))
             elif isinstance(node, ast.CallConstraint):
@@ -223,14 +261,30 @@ def _uses_value(e, used: set[str], column_of) -> bool:
     return all(vals) if isinstance(e, ast.UsesAnd) else any(vals)
 
 
-def _skeleton_checks(program: CheckedProgram, tree: Tree) -> list[ConstraintCheck]:
-    """The skeleton's own limits (S1, S2) re-checked on the decoded tree."""
-    from .program_types import TreeSkeleton
+def _skeleton_checks(program: CheckedProgram, tree: "Tree | Diagram") -> list[ConstraintCheck]:
+    """The skeleton's own limits re-checked on the decoded classifier: depth and size of a
+    tree (S1, S2), the layer widths of a diagram (S4), one feature per level of a BDD (S5)."""
+    from .program_types import BddSkeleton, DiagramSkeleton, TreeSkeleton
 
     sk = program.skeleton
+    line = sk.span.line if sk.span else 0
+    if isinstance(sk, DiagramSkeleton):
+        live = tree.reachable()
+        per_layer = [sum(1 for i in live if tree.nodes[i].layer == l) for l in range(len(sk.widths))]
+        ok = all(n <= w for n, w in zip(per_layer, sk.widths)) and all(tree.nodes[i].layer < len(sk.widths) for i in live)
+        worst = max((n - w for n, w in zip(per_layer, sk.widths)), default=0)
+        return [ConstraintCheck(f"widths {list(sk.widths)}", line, float(worst), "<=", 0.0, ok)]
+    if isinstance(sk, BddSkeleton):
+        live = tree.reachable()
+        levels: dict[int, set[int]] = {}
+        for i in live:
+            levels.setdefault(tree.nodes[i].layer, set()).add(tree.nodes[i].feature)
+        mixed = sum(1 for fs in levels.values() if len(fs) > 1)
+        ok = mixed == 0 and tree.depth <= sk.depth
+        return [ConstraintCheck(f"bdd(depth = {sk.depth}): one feature per level", line, float(tree.depth), "<=",
+                                float(sk.depth), ok)]
     if not isinstance(sk, TreeSkeleton):
         return []
-    line = sk.span.line if sk.span else 0
     out = [ConstraintCheck(f"depth <= {sk.depth}", line, float(tree.depth), "<=", float(sk.depth), tree.depth <= sk.depth)]
     if sk.leaves is not None:
         out.append(ConstraintCheck(f"leaves <= {sk.leaves}", line, float(tree.n_leaves), "<=", float(sk.leaves),

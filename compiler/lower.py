@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -19,7 +20,9 @@ from . import ast
 from .constraints import lower_scoped, lower_structural, mentioned_columns
 from .errors import UnsupportedConstruct
 from .program_types import (
+    BddSkeleton,
     CheckedProgram,
+    DiagramSkeleton,
     LinearConstraint,
     LinearForm,
     QuantityRef,
@@ -44,7 +47,7 @@ class Lowered:
     """The IR model and the encoding handles it was built from."""
 
     model: ir.Model
-    encoding: TreePathsEncoding | TreeFlowEncoding
+    encoding: Any  # the skeleton encoding's handles (errors, prediction, leaves, decode, ...)
     objective_labels: tuple[str, ...]
     encoding_name: str = "paths"
 
@@ -59,10 +62,7 @@ def _unsupported(what: str, span, detail: str = "") -> UnsupportedConstruct:
 def refuse_unlowered(program: CheckedProgram) -> None:
     """Raise ``UnsupportedConstruct`` for the first construct no backend can lower yet."""
     sk = program.skeleton
-    if not isinstance(sk, TreeSkeleton):
-        kind = type(sk).__name__.replace("Skeleton", "").lower()
-        raise _unsupported(f"the {kind} skeleton", sk.span, "only tree(depth <= D, leaves <= L, nodes <= K) is lowered")
-    if sk.depth_range is not None:
+    if isinstance(sk, TreeSkeleton) and sk.depth_range is not None:
         raise _unsupported("the depth range", sk.span,
                            "a depth range is solved by Program.solve as a search over depths (S3), not lowered")
     for level in program.objective.levels:
@@ -149,43 +149,32 @@ def _lower(program: CheckedProgram, encoding: str, backend: str | None = None) -
     through the encoding's handles."""
     refuse_unlowered(program)
     sk = program.skeleton
-    assert isinstance(sk, TreeSkeleton)
     data = program.dataset
     forms = list(program.objective.levels) + [c.form for c in program.constraints
                                               if isinstance(c, LinearConstraint) and c.scope is None]
     kinds = set().union(*(f.kinds() for f in forms)) if forms else set()
     kinds |= {k for f in forms for q, _ in f.terms if q.inner is not None for k in q.inner.kinds()}
-    count_size = bool(kinds & {"nodes", "leaves"}) or sk.leaves is not None or sk.nodes is not None
-    predictions = bool(kinds & PREDICTION_KINDS)
-    groups_used = sorted({g for f in forms for g in _groups(f)})
-    masks = [program.groups[g] for g in groups_used]
-    structure = needs_structure(program)
-    if structure and encoding != "paths":
+    tree_limits = isinstance(sk, TreeSkeleton) and (sk.leaves is not None or sk.nodes is not None)
+    need = Needs(count_size=bool(kinds & {"nodes", "leaves"}) or tree_limits,
+                 predictions=bool(kinds & PREDICTION_KINDS),
+                 structure=needs_structure(program),
+                 group_masks=tuple(program.groups[g] for g in sorted({g for f in forms for g in _groups(f)})))
+    if need.structure and (encoding != "paths" or not isinstance(sk, TreeSkeleton)):
         first = next(c for c in program.constraints
                      if isinstance(c, StructuralConstraint) or isinstance(c, LinearConstraint) and c.scope)
         who = f"backend '{backend}'" if backend else f"the '{encoding}' encoding"
         raise UnsupportedConstruct(
             f"{who} cannot take '{first.span.quote()}' (line {first.span.line}): constraints on nodes, leaves, "
-            "paths, tests or row placement are lowered for the path encoding only", first.span,
+            "paths, tests or row placement are lowered for the path encoding only"
+            + ("" if isinstance(sk, TreeSkeleton) else " of tree skeletons"), first.span,
             "backends that support them: maxsat, cp")
-    mask = allowed_features(program)
     b = ir.ModelBuilder()
-    if program.splits == "multivariate":
-        planes = HyperplaneInputs.of(data, mask)
-        buckets = make_buckets(planes.Z, data.y, data.row_weights(), None, masks)
-        enc: TreePathsEncoding | TreeFlowEncoding = encode_tree_flow(b, sk.depth, [], buckets, len(data.classes), planes)
-    elif encoding == "flow":
-        features = useful_features(data.X, mask)
-        buckets = make_buckets(data.X, data.y, data.row_weights(), features, masks)
-        enc = encode_tree_flow(b, sk.depth, features, buckets, len(data.classes))
+    if isinstance(sk, TreeSkeleton):
+        enc = _encode_tree(b, program, sk, encoding, need)
+    elif isinstance(sk, DiagramSkeleton):
+        enc = _encode_diagram(b, program, sk, encoding, backend, need)
     else:
-        features = useful_features(data.X, mask, keep_duplicates=structure)
-        buckets = make_buckets(data.X, data.y, data.row_weights(), features, masks)
-        enc = encode_tree(b, sk.depth, features, buckets, len(data.classes), count_size, predictions=predictions,
-                          exactly_one_feature=structure)
-        if structure:
-            enc = dataclasses.replace(enc, merge_leaves=False)
-            _lower_structure(b, enc, program)
+        enc = _encode_bdd(b, program, sk, need)
 
     def terms_of(form: LinearForm) -> tuple[list[tuple[Fraction, int]], Fraction]:
         terms: list[tuple[Fraction, int]] = []
@@ -210,7 +199,7 @@ def _lower(program: CheckedProgram, encoding: str, backend: str | None = None) -
                 continue
             b.linear(terms, op, -constant, ir.Origin(("constraint", c.span.line if c.span else 0), c.span))
     limit = min(x for x in (sk.leaves, None if sk.nodes is None else sk.nodes + 1) if x is not None) \
-        if (sk.leaves is not None or sk.nodes is not None) else None
+        if tree_limits else None
     if limit is not None and limit < (1 << sk.depth):  # S2: leaves <= L, nodes <= K (Avellaneda Thm 2)
         b.linear(enc.leaves()[0], "<=", Fraction(limit), ir.Origin(("skeleton", "size"), sk.span))
     labels = []
@@ -220,6 +209,75 @@ def _lower(program: CheckedProgram, encoding: str, backend: str | None = None) -
         labels.append(label)
         b.objective(ir.Objective(tuple(terms), constant, label))
     return Lowered(b.build(), enc, tuple(labels), encoding)
+
+
+@dataclass(frozen=True)
+class Needs:
+    """What the objective and constraints read from the skeleton's encoding."""
+
+    count_size: bool  # nodes / leaves are counted
+    predictions: bool  # predicted(c, G), tp, fp, tn, fn: prediction handles per bucket
+    structure: bool  # C3, C5-C9: structure handles
+    group_masks: tuple[np.ndarray, ...]  # rows of each group the program mentions (buckets split by them)
+
+
+def _encode_tree(b: ir.ModelBuilder, program: CheckedProgram, sk: TreeSkeleton, encoding: str, need: Needs):
+    """A tree skeleton: Avellaneda's path encoding ("paths") or Florio's flow formulation
+    on the tree ("flow", and always for multivariate splits)."""
+    data = program.dataset
+    mask = allowed_features(program)
+    masks = list(need.group_masks)
+    if program.splits == "multivariate":
+        planes = HyperplaneInputs.of(data, mask)
+        buckets = make_buckets(planes.Z, data.y, data.row_weights(), None, masks)
+        return encode_tree_flow(b, sk.depth, [], buckets, len(data.classes), planes)
+    if encoding == "flow":
+        features = useful_features(data.X, mask)
+        buckets = make_buckets(data.X, data.y, data.row_weights(), features, masks)
+        return encode_tree_flow(b, sk.depth, features, buckets, len(data.classes))
+    features = useful_features(data.X, mask, keep_duplicates=need.structure)
+    buckets = make_buckets(data.X, data.y, data.row_weights(), features, masks)
+    enc = encode_tree(b, sk.depth, features, buckets, len(data.classes), need.count_size,
+                      predictions=need.predictions, exactly_one_feature=need.structure)
+    if need.structure:
+        enc = dataclasses.replace(enc, merge_leaves=False)
+        _lower_structure(b, enc, program)
+    return enc
+
+
+def _encode_diagram(b: ir.ModelBuilder, program: CheckedProgram, sk: DiagramSkeleton, encoding: str,
+                    backend: str | None, need: Needs):
+    """A diagram skeleton (Florio): the MILP of eqs (1)-(18) ("flow"; its flows are
+    booleans for a backend without continuous variables) or the boolean layer encoding
+    ("paths", for clause-based solvers; univariate splits only)."""
+    data = program.dataset
+    mask = allowed_features(program)
+    masks = list(need.group_masks)
+    if program.splits == "multivariate" or encoding == "flow":
+        from .skeletons.diagram_flow import encode_diagram_flow
+
+        planes = HyperplaneInputs.of(data, mask) if program.splits == "multivariate" else None
+        features = [] if planes is not None else useful_features(data.X, mask)
+        buckets = make_buckets(planes.Z if planes is not None else data.X, data.y, data.row_weights(),
+                               None if planes is not None else features, masks)
+        return encode_diagram_flow(b, sk.widths, features, buckets, len(data.classes), planes,
+                                   integral=backend == "cp")
+    from .skeletons.diagram_layers import encode_diagram_layers
+
+    features = useful_features(data.X, mask)
+    buckets = make_buckets(data.X, data.y, data.row_weights(), features, masks)
+    return encode_diagram_layers(b, sk.widths, features, buckets, len(data.classes), need.count_size,
+                                 predictions=need.predictions)
+
+
+def _encode_bdd(b: ir.ModelBuilder, program: CheckedProgram, sk: BddSkeleton, need: Needs):
+    """An ordered BDD (Hu): the BDD2 encoding, the same clauses for every backend."""
+    from .skeletons.bdd_levels import encode_bdd
+
+    data = program.dataset
+    features = useful_features(data.X, allowed_features(program))
+    buckets = make_buckets(data.X, data.y, data.row_weights(), features, list(need.group_masks))
+    return encode_bdd(b, sk.depth, features, buckets, len(data.classes), predictions=need.predictions)
 
 
 def _lower_structure(b: ir.ModelBuilder, enc: TreePathsEncoding, program: CheckedProgram) -> None:
@@ -288,8 +346,13 @@ def _quantity(enc, program: CheckedProgram, q: QuantityRef) -> tuple[list[tuple[
         return _predicted(enc, program, q)
     if q.kind == "errors":
         return enc.errors(program.groups[q.group] if q.group is not None else None)
+    if q.kind in ("leaves", "nodes") and not hasattr(enc, "leaves"):
+        raise _unsupported(f"the quantity '{q}' in", q.span,
+                           f"the {type(enc).__name__} has no size handles (a BDD's size is fixed after solving, by GenBDD)")
     if q.kind == "leaves":
         return enc.leaves()
+    if q.kind == "nodes" and hasattr(enc, "nodes"):
+        return enc.nodes()
     if q.kind == "nodes":  # a binary tree with L leaves has L - 1 decision nodes
         terms, constant = enc.leaves()
         return terms, constant - 1

@@ -46,6 +46,11 @@ def test_render_prints_text_and_dot(tmp_path, capsys):
     assert main(["render", str(model), "--format", "dot"]) == 0
     dot = capsys.readouterr().out
     assert dot.startswith("digraph tree {") and "->" in dot
+    svg = tmp_path / "m.svg"
+    data = ROOT / "examples" / "data" / "mouse.csv"
+    assert main(["render", str(model), "--format", "svg", "--data", str(data), "-o", str(svg)]) == 0
+    text = svg.read_text()
+    assert text.startswith("<svg") and "70 samples" in text  # the root holds every training row
 
 
 def test_compile_stats_prints_the_encoding_size(capsys):

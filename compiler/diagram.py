@@ -1,0 +1,281 @@
+"""Decision diagrams and ordered BDDs as plain data (E1, E3): they know nothing of solvers.
+
+A ``Diagram`` is a levelled DAG of decision nodes (Florio et al., AAAI 2023, Sec. 3): every
+node tests one binarised feature and sends its rows, on each side, either to a node of a
+later layer or straight to a class (the paper's long arcs to class leaves). An ordered
+BDD (Hu et al., IJCAI 2022) is the special case where every node of level ``l`` tests
+the feature of level ``l``; it is a ``Diagram`` with ``kind == "bdd"``.
+
+Successor references are integers: ``r >= 0`` is node ``r`` of ``nodes``; ``r < 0`` is the
+class leaf ``-r - 1`` (``leaf_ref(c)``). Nodes are stored in topological order (every
+successor index is larger than its node's), so routing is one pass over the nodes.
+
+Counting vocabulary (the language's quantities on diagrams):
+  nodes   the decision nodes reachable from the root (Florio eq. 18's regulariser)
+  leaves  the arcs into class leaves (each is the end of a family of paths)
+  depth   the longest root-to-class path, in decision nodes
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+from .data import Binarizer, Feature
+
+SCHEMA = "odt.classifier/1"
+
+
+def leaf_ref(c: int) -> int:
+    """The successor reference of class leaf ``c``."""
+    return -c - 1
+
+
+def leaf_class(ref: int) -> int:
+    """The class of a leaf reference (``ref < 0``)."""
+    return -ref - 1
+
+
+@dataclass(frozen=True, slots=True)
+class DNode:
+    feature: int  # index into Diagram.features; rows where it holds go to if_true
+    if_true: int  # successor reference
+    if_false: int
+    layer: int  # 0 = root layer
+
+
+@dataclass(frozen=True, slots=True)
+class Diagram:
+    """A decision diagram (``kind == "diagram"``) or an ordered BDD (``kind == "bdd"``)."""
+
+    features: tuple[Feature, ...]
+    classes: tuple[Any, ...]
+    nodes: tuple[DNode, ...]
+    root: int  # successor reference of the root (a leaf when the diagram is one class)
+    input_columns: tuple[str, ...] = ()
+    kind: str = "diagram"
+
+    def __post_init__(self) -> None:
+        for i, n in enumerate(self.nodes):
+            for ref in (n.if_true, n.if_false):
+                if ref >= 0 and ref <= i:
+                    raise ValueError(f"node {i} points back to node {ref}: nodes must be in topological order")
+                if ref < 0 and leaf_class(ref) >= len(self.classes):
+                    raise ValueError(f"node {i} points to class {leaf_class(ref)} of {len(self.classes)}")
+
+    # ------------------------------------------------------------------ structure
+    def reachable(self) -> list[int]:
+        """Indices of the decision nodes reachable from the root, in topological order."""
+        seen: set[int] = set()
+        stack = [self.root] if self.root >= 0 else []
+        while stack:
+            i = stack.pop()
+            if i in seen:
+                continue
+            seen.add(i)
+            stack.extend(r for r in (self.nodes[i].if_true, self.nodes[i].if_false) if r >= 0)
+        return sorted(seen)
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.reachable())
+
+    @property
+    def n_leaves(self) -> int:
+        """Arcs into class leaves (a one-class diagram has one leaf, its root)."""
+        if self.root < 0:
+            return 1
+        return sum((n.if_true < 0) + (n.if_false < 0) for n in (self.nodes[i] for i in self.reachable()))
+
+    @property
+    def depth(self) -> int:
+        longest: dict[int, int] = {}
+        for i in reversed(self.reachable()):
+            n = self.nodes[i]
+            longest[i] = 1 + max(longest.get(r, 0) if r >= 0 else 0 for r in (n.if_true, n.if_false))
+        return longest.get(self.root, 0) if self.root >= 0 else 0
+
+    def features_used(self) -> set[str]:
+        return {c for i in self.reachable() for c in self.features[self.nodes[i].feature].columns}
+
+    def paths(self) -> Iterator[tuple[list[int], int]]:
+        """Every root-to-leaf path: (decision node indices, leaf reference). Exponential in
+        the worst case: for re-evaluation of decoded (small) diagrams only."""
+        if self.root < 0:
+            yield [], self.root
+            return
+        stack: list[tuple[int, list[int]]] = [(self.root, [])]
+        while stack:
+            ref, above = stack.pop()
+            if ref < 0:
+                yield above, ref
+                continue
+            n = self.nodes[ref]
+            stack.append((n.if_false, above + [ref]))
+            stack.append((n.if_true, above + [ref]))
+
+    # ------------------------------------------------------------------ prediction
+    def route(self, Xb: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[tuple[int, bool], np.ndarray]]:
+        """Route a binarised matrix: (class index per row, rows reaching each node as a
+        count array, and for each (node, side) the mask of rows that take that arc)."""
+        n = Xb.shape[0]
+        at = np.full(n, self.root, dtype=np.int64)
+        counts = np.zeros(len(self.nodes), dtype=np.int64)
+        arcs: dict[tuple[int, bool], np.ndarray] = {}
+        for i, node in enumerate(self.nodes):
+            here = at == i
+            counts[i] = int(here.sum())
+            if not counts[i]:
+                continue
+            go = here & Xb[:, node.feature]
+            stay = here & ~go
+            at[go], at[stay] = node.if_true, node.if_false
+            arcs[i, True], arcs[i, False] = go, stay
+        return -at - 1, counts, arcs
+
+    def predict_binary(self, Xb: np.ndarray) -> np.ndarray:
+        """Class indices for a binarised matrix (columns = ``self.features``)."""
+        return self.route(Xb)[0]
+
+    def predict(self, data: Any) -> np.ndarray:
+        """Class labels for raw rows: a CSV path, DataFrame, dict of columns or 2-D array."""
+        from .classifier import _as_table
+
+        table = _as_table(data, self.input_columns)
+        idx = self.predict_binary(Binarizer(self.features).transform(table))
+        return np.array([self.classes[i] for i in idx],
+                        dtype=object if any(isinstance(c, str) for c in self.classes) else None)
+
+    def unfold(self):
+        """The equivalent ``Tree`` (every path of the DAG spelled out): same predictions."""
+        from .classifier import Leaf, Split, Tree
+
+        def build(ref: int):
+            if ref < 0:
+                return Leaf(leaf_class(ref))
+            n = self.nodes[ref]
+            return Split(n.feature, build(n.if_true), build(n.if_false))
+
+        return Tree(self.features, self.classes, build(self.root), self.input_columns)
+
+    # ------------------------------------------------------------------ rendering (E3)
+    def _ref_text(self, ref: int) -> str:
+        return f"predict {self.classes[leaf_class(ref)]}" if ref < 0 else f"go to n{ref}"
+
+    def to_text(self) -> str:
+        if self.root < 0:
+            return f"predict {self.classes[leaf_class(self.root)]}"
+        lines = [f"{self.kind} with {self.n_nodes} decision nodes, start at n{self.root}"]
+        for i in self.reachable():
+            n = self.nodes[i]
+            lines.append(f"n{i} (layer {n.layer}): if {self.features[n.feature].name}: {self._ref_text(n.if_true)}; "
+                         f"else: {self._ref_text(n.if_false)}")
+        return "\n".join(lines)
+
+    def to_dot(self, table=None) -> str:
+        """Graphviz DOT, one rank per layer; with a raw ``table`` (the training data) each
+        node and arc shows how many rows pass it (Florio's fragmentation figure)."""
+        from .render import to_dot
+
+        return to_dot(self, table)
+
+    def to_svg(self, table=None) -> str:
+        """A standalone SVG drawing (laid out by odt, no Graphviz needed)."""
+        from .render import to_svg
+
+        return to_svg(self, table)
+
+    # ------------------------------------------------------------------ JSON (E1)
+    def to_json(self) -> dict:
+        def ref(r: int) -> dict:
+            return {"class": leaf_class(r)} if r < 0 else {"node": r}
+
+        return {
+            "schema": SCHEMA,
+            "type": "diagram",
+            "kind": self.kind,
+            "classes": list(self.classes),
+            "features": Binarizer(self.features).to_json(),
+            "input_columns": list(self.input_columns),
+            "root": ref(self.root),
+            "nodes": [{"feature": n.feature, "layer": n.layer, "if_true": ref(n.if_true), "if_false": ref(n.if_false)}
+                      for n in self.nodes],
+        }
+
+    @staticmethod
+    def from_json(obj: dict) -> "Diagram":
+        def ref(d: dict) -> int:
+            return leaf_ref(int(d["class"])) if "class" in d else int(d["node"])
+
+        nodes = tuple(DNode(int(n["feature"]), ref(n["if_true"]), ref(n["if_false"]), int(n["layer"]))
+                      for n in obj["nodes"])
+        return Diagram(tuple(Feature.from_json(f) for f in obj["features"]), tuple(obj["classes"]), nodes,
+                       ref(obj["root"]), tuple(obj.get("input_columns", ())), obj.get("kind", "diagram"))
+
+    def save(self, path: str | Path) -> None:
+        """Write JSON atomically (a temporary file renamed over the target)."""
+        path = Path(path)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(self.to_json(), indent=2) + "\n")
+        tmp.replace(path)
+
+
+def compact_diagram(d: Diagram, Xb_rows: np.ndarray | None = None) -> Diagram:
+    """Drop unreachable nodes, nodes whose two arcs agree, and (with the training matrix
+    ``Xb_rows``) arcs no training row takes — replaced by the node's other side; then
+    merge nodes with equal test and successors, and keep only the tested features.
+    No training prediction changes."""
+    nodes = list(d.nodes)
+    root = d.root
+    if Xb_rows is not None:  # an arc with no training row: the node becomes its other side
+        _, counts, arcs = d.route(Xb_rows)
+        alias: dict[int, int] = {}
+        for i in reversed(range(len(nodes))):
+            n = nodes[i]
+            t, f = _resolve(n.if_true, alias), _resolve(n.if_false, alias)
+            took_t = (i, True) in arcs and arcs[i, True].any()
+            took_f = (i, False) in arcs and arcs[i, False].any()
+            if counts[i] and not took_t:
+                alias[i] = f
+            elif counts[i] and not took_f:
+                alias[i] = t
+            nodes[i] = DNode(n.feature, t, f, n.layer)
+        root = _resolve(root, alias)
+    alias = {}
+    canon: dict[tuple[int, int, int], int] = {}
+    for i in reversed(range(len(nodes))):  # reduce: equal arcs, then equal nodes
+        n = nodes[i]
+        t, f = _resolve(n.if_true, alias), _resolve(n.if_false, alias)
+        if t == f:
+            alias[i] = t
+            continue
+        key = (n.feature, t, f)
+        if key in canon:
+            alias[i] = canon[key]
+            continue
+        canon[key] = i
+        nodes[i] = DNode(n.feature, t, f, n.layer)
+    root = _resolve(root, alias)
+    tmp = Diagram(d.features, d.classes, tuple(nodes), root, d.input_columns, d.kind)
+    keep = tmp.reachable()
+    index = {old: new for new, old in enumerate(keep)}
+    order: dict[int, int] = {}
+    for i in keep:
+        order.setdefault(nodes[i].feature, len(order))
+
+    def re(r: int) -> int:
+        return r if r < 0 else index[r]
+
+    out = tuple(DNode(order[nodes[i].feature], re(nodes[i].if_true), re(nodes[i].if_false), nodes[i].layer) for i in keep)
+    feats = tuple(d.features[old] for old, _ in sorted(order.items(), key=lambda kv: kv[1]))
+    return Diagram(feats, d.classes, out, re(root), d.input_columns, d.kind)
+
+
+def _resolve(ref: int, alias: dict[int, int]) -> int:
+    while ref >= 0 and ref in alias:
+        ref = alias[ref]
+    return ref
+

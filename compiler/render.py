@@ -1,0 +1,160 @@
+"""Layered drawings of classifiers (E3): one graph model, written as DOT or as SVG.
+
+Trees and diagrams are both drawn as a layered graph: decision nodes by layer (a tree's
+depth, a diagram's layer), class leaves in a bottom row, arcs labelled yes / no and, when
+training data is given, every node and arc with the number of rows that pass it (the
+fragmentation view of Florio et al., Fig. 1). The SVG is laid out here (layers are rows,
+nodes spread evenly), so rendering needs no Graphviz installation.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+
+import numpy as np
+
+from .data import Binarizer
+
+
+@dataclass(frozen=True, slots=True)
+class Box:
+    key: str
+    label: str
+    layer: int  # -1: the leaf row at the bottom
+    leaf: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Arc:
+    source: str
+    target: str
+    label: str
+    yes: bool
+
+
+def graph_of(clf, table=None) -> tuple[list[Box], list[Arc]]:
+    """The boxes and arcs of a ``Tree`` or ``Diagram``; ``table`` (raw rows) adds counts."""
+    from .classifier import Tree
+
+    if isinstance(clf, Tree):
+        return _tree_graph(clf, table)
+    return _diagram_graph(clf, table)
+
+
+def _tree_graph(tree, table) -> tuple[list[Box], list[Arc]]:
+    from .classifier import Leaf
+
+    Xb = Binarizer(tree.features).transform(table) if table is not None else None
+    boxes: list[Box] = []
+    arcs: list[Arc] = []
+
+    def visit(node, depth: int, rows: np.ndarray | None) -> str:
+        key = f"n{len(boxes)}"
+        count = "" if rows is None else f"\n{rows.size} samples"
+        if isinstance(node, Leaf):
+            boxes.append(Box(key, f"{tree.classes[node.label]}{count}", depth, True))
+            return key
+        boxes.append(Box(key, tree.features[node.feature].name + count, depth, False))
+        hit = None if rows is None else Xb[rows, node.feature]
+        for yes, child, sub in ((True, node.if_true, None if rows is None else rows[hit]),
+                                (False, node.if_false, None if rows is None else rows[~hit])):
+            target = visit(child, depth + 1, sub)
+            arcs.append(Arc(key, target, ("yes" if yes else "no") + ("" if sub is None else f" ({sub.size})"), yes))
+        return key
+
+    visit(tree.root, 0, None if Xb is None else np.arange(Xb.shape[0]))
+    return boxes, arcs
+
+
+def _diagram_graph(d, table) -> tuple[list[Box], list[Arc]]:
+    from .diagram import leaf_class
+
+    counts = arcs_taken = None
+    if table is not None:
+        _, counts, arcs_taken = d.route(Binarizer(d.features).transform(table))
+    boxes, arcs = [], []
+    live = d.reachable()
+    for i in live:
+        n = d.nodes[i]
+        label = d.features[n.feature].name + ("" if counts is None else f"\n{counts[i]} samples")
+        boxes.append(Box(f"n{i}", label, n.layer, False))
+    used = sorted({leaf_class(r) for i in live for r in (d.nodes[i].if_true, d.nodes[i].if_false) if r < 0}
+                  | ({leaf_class(d.root)} if d.root < 0 else set()))
+    boxes.extend(Box(f"c{c}", str(d.classes[c]), -1, True) for c in used)
+    for i in live:
+        n = d.nodes[i]
+        for yes, ref in ((True, n.if_true), (False, n.if_false)):
+            label = "yes" if yes else "no"
+            if arcs_taken is not None:
+                label += f" ({int(arcs_taken[i, yes].sum()) if (i, yes) in arcs_taken else 0})"
+            arcs.append(Arc(f"n{i}", f"c{leaf_class(ref)}" if ref < 0 else f"n{ref}", label, yes))
+    return boxes, arcs
+
+
+def to_svg(clf, table=None) -> str:
+    """A standalone SVG drawing of the classifier (layers top to bottom)."""
+    boxes, arcs = graph_of(clf, table)
+    leaf_layer = max((b.layer for b in boxes if not b.leaf), default=-1) + 1
+    rows: dict[int, list[Box]] = {}
+    for b in boxes:
+        layer = b.layer if b.layer >= 0 else leaf_layer
+        rows.setdefault(layer, []).append(b)
+    width_box, height_box, gap_x, gap_y = 150, 44, 24, 70
+    widest = max(len(r) for r in rows.values())
+    total_w = widest * (width_box + gap_x) + gap_x
+    pos: dict[str, tuple[float, float]] = {}
+    for layer, members in rows.items():
+        span = len(members) * (width_box + gap_x) - gap_x
+        x0 = (total_w - span) / 2
+        for k, b in enumerate(members):
+            pos[b.key] = (x0 + k * (width_box + gap_x), gap_y / 2 + layer * (height_box + gap_y))
+    total_h = (max(rows) + 1) * (height_box + gap_y)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{total_w:.0f}" height="{total_h:.0f}" '
+           f'font-family="Helvetica" font-size="12">',
+           '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" markerHeight="6" '
+           'orient="auto"><path d="M0,0 L10,5 L0,10 z"/></marker></defs>']
+    for a in arcs:
+        (x1, y1), (x2, y2) = pos[a.source], pos[a.target]
+        sx, sy, tx, ty = x1 + width_box / 2, y1 + height_box, x2 + width_box / 2, y2
+        dash = "" if a.yes else ' stroke-dasharray="5,3"'
+        out.append(f'<line x1="{sx:.0f}" y1="{sy:.0f}" x2="{tx:.0f}" y2="{ty:.0f}" stroke="black"{dash} '
+                   'marker-end="url(#arrow)"/>')
+        out.append(f'<text x="{(sx + tx) / 2:.0f}" y="{(sy + ty) / 2:.0f}" text-anchor="middle" fill="#444">'
+                   f'{escape(a.label)}</text>')
+    for b in boxes:
+        x, y = pos[b.key]
+        rx = 14 if b.leaf else 22
+        fill = "#e8f4e8" if b.leaf else "#eef2fa"
+        out.append(f'<rect x="{x:.0f}" y="{y:.0f}" width="{width_box}" height="{height_box}" rx="{rx}" '
+                   f'fill="{fill}" stroke="black"/>')
+        lines = b.label.split("\n")
+        for k, line in enumerate(lines):
+            ty = y + height_box / 2 + (k - (len(lines) - 1) / 2) * 14 + 4
+            out.append(f'<text x="{x + width_box / 2:.0f}" y="{ty:.0f}" text-anchor="middle">{escape(line)}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def to_dot(clf, table=None) -> str:
+    """Graphviz DOT of the classifier, one rank per layer (``dot -Tsvg`` draws it)."""
+    boxes, arcs = graph_of(clf, table)
+    name = getattr(clf, "kind", "tree")
+    lines = [f"digraph {name} {{", '  node [fontname="Helvetica"];']
+    layers: dict[int, list[Box]] = {}
+    for b in boxes:
+        layers.setdefault(b.layer, []).append(b)
+    for layer, members in sorted(layers.items()):
+        cells = [f'{b.key} [shape={"box, style=rounded" if b.leaf else "ellipse"}, label="{_dot_text(b.label)}"]'
+                 for b in members]
+        rank = "sink" if layer < 0 else "same"
+        lines.append(f"  {{ rank={rank}; " + "; ".join(cells) + "; }" if len(cells) > 1 or layer < 0
+                     else "  " + cells[0] + ";")
+    for a in arcs:
+        style = "" if a.yes else ", style=dashed"
+        lines.append(f'  {a.source} -> {a.target} [label="{_dot_text(a.label)}"{style}];')
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def _dot_text(s: str) -> str:
+    return s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
