@@ -223,6 +223,30 @@ class Diagram:
         tmp.replace(path)
 
 
+def drop_unvisited(d: Diagram, Xb_rows: np.ndarray) -> Diagram:
+    """The solver's diagram as decoded, less the nodes no training row reaches: an arc
+    into such a node becomes an arc into a class leaf (no training row takes it, so any
+    class keeps every training prediction; the class most rows of the parent are
+    predicted is used). Unlike ``compact_diagram`` it keeps every visited node, also
+    one whose rows all take one side: the solver counted it (Florio's skeleton has no arcs
+    that skip a layer, so such a node is how rows pass a layer), and E2 compares the
+    decoded ``nodes`` with the solver's."""
+    labels, counts, arcs = d.route(Xb_rows)
+    nodes = list(d.nodes)
+    for i, n in enumerate(nodes):
+        if not counts[i]:
+            continue
+        here = np.zeros(len(labels), bool)
+        for side in (True, False):
+            if (i, side) in arcs:
+                here |= arcs[i, side]
+        common = int(np.bincount(labels[here], minlength=len(d.classes)).argmax())
+        t = n.if_true if n.if_true < 0 or counts[n.if_true] else leaf_ref(common)
+        f = n.if_false if n.if_false < 0 or counts[n.if_false] else leaf_ref(common)
+        nodes[i] = DNode(n.feature, t, f, n.layer)
+    return _renumbered(d, nodes, d.root)
+
+
 def compact_diagram(d: Diagram, Xb_rows: np.ndarray | None = None) -> Diagram:
     """Drop unreachable nodes, nodes whose two arcs agree, and (with the training matrix
     ``Xb_rows``) arcs no training row takes — replaced by the node's other side; then
@@ -258,7 +282,12 @@ def compact_diagram(d: Diagram, Xb_rows: np.ndarray | None = None) -> Diagram:
             continue
         canon[key] = i
         nodes[i] = DNode(n.feature, t, f, n.layer)
-    root = _resolve(root, alias)
+    return _renumbered(d, nodes, _resolve(root, alias))
+
+
+def _renumbered(d: Diagram, nodes: list[DNode], root: int) -> Diagram:
+    """``d`` with ``nodes`` and ``root``, keeping only reachable nodes (renumbered in
+    order) and only the features they test (in first-use order)."""
     tmp = Diagram(d.features, d.classes, tuple(nodes), root, d.input_columns, d.kind)
     keep = tmp.reachable()
     index = {old: new for new, old in enumerate(keep)}
@@ -269,7 +298,8 @@ def compact_diagram(d: Diagram, Xb_rows: np.ndarray | None = None) -> Diagram:
     def re(r: int) -> int:
         return r if r < 0 else index[r]
 
-    out = tuple(DNode(order[nodes[i].feature], re(nodes[i].if_true), re(nodes[i].if_false), nodes[i].layer) for i in keep)
+    out = tuple(DNode(order[nodes[i].feature], re(nodes[i].if_true), re(nodes[i].if_false), nodes[i].layer)
+                for i in keep)
     feats = tuple(d.features[old] for old, _ in sorted(order.items(), key=lambda kv: kv[1]))
     return Diagram(feats, d.classes, out, re(root), d.input_columns, d.kind)
 
