@@ -33,9 +33,11 @@ from .program_types import (
 from .source import Span
 
 BACKEND_NAMES = ("auto", "maxsat", "cp", "milp", "dp")
-SOLVE_OPTIONS = ("time_limit", "threads", "seed", "verbose", "encoding", "solver")
+SOLVE_OPTIONS = ("time_limit", "threads", "seed", "verbose", "encoding", "solver", "preselect")
 STRATEGIES = ("default", "incremental")
 TREE_PARAMS = ("depth", "leaves", "nodes")
+BDD_PARAMS = ("depth", "bias")
+BDD_BIASES = ("C", "P", "S")  # merge compatible subtrees, parent majority, solver's value (Hu)
 #: Quantities that count whole rows or structure, so their values are integers when the
 #: data has integer weights; used to turn ``<`` into ``<= -1``.
 _INTEGER_KINDS = {"errors", "nodes", "leaves", "depth", "features_used", "predicted", "tp", "fp", "tn", "fn", "size", "samples"}
@@ -187,6 +189,9 @@ class _Checker:
                 constraints.extend(self.constraint(c))
         solves = self.program.of(ast.SolveStmt)
         solve = self.solve(solves[0]) if solves else SolveRequest("auto", {}, None, None)
+        if "preselect" in solve.options and not isinstance(skeleton, BddSkeleton):
+            self.errs.add(OdtTypeError, "'preselect' (Hu's CART feature pre-selection) applies to bdd models",
+                          solves[0].span, "e.g. model bdd(depth = 4)  solve maxsat(preselect = 10)")
         return CheckedProgram(
             self.program, self.data, self.groups, skeleton, splits, mask, objective, tuple(constraints), solve, model_span
         )  # type: ignore[arg-type]
@@ -294,7 +299,7 @@ class _Checker:
                 self.errs.add(OdtTypeError, f"parameter '{p.name.text}' given twice", p.span)
             params[p.name.text] = p
         skeleton: Any = None
-        allowed = {"tree": TREE_PARAMS, "diagram": ("widths",), "bdd": ("depth",)}[sk.kind]
+        allowed = {"tree": TREE_PARAMS, "diagram": ("widths",), "bdd": BDD_PARAMS}[sk.kind]
         for p in sk.params:
             if p.name.text not in allowed:
                 self.errs.add(OdtNameError, f"'{sk.kind}' has no parameter '{p.name.text}'", p.name.span,
@@ -307,14 +312,18 @@ class _Checker:
                 self.errs.add(OdtTypeError, "a diagram needs its layer widths, e.g. diagram(widths = [1, 2, 4])", sk.span)
                 skeleton = DiagramSkeleton((1,), sk.span)
             else:
-                skeleton = DiagramSkeleton(w.value, sk.span)
+                widths = w.value
+                if not widths or widths[0] != 1:
+                    self.errs.add(OdtTypeError, f"a diagram starts with one root: its widths begin with 1, "
+                                  f"e.g. widths = [1, {', '.join(map(str, widths[1:] or (2,)))}]", w.span)
+                elif min(widths) < 1:
+                    self.errs.add(OdtTypeError, "every layer of a diagram holds at least one node (widths >= 1)", w.span)
+                elif len(widths) > 12:
+                    self.errs.add(OdtTypeError, f"{len(widths)} layers is beyond what exact methods handle "
+                                  "(at most 12)", w.span)
+                skeleton = DiagramSkeleton(widths, sk.span)
         else:
-            d = params.get("depth")
-            if not isinstance(d, ast.ParamCompare) or d.op not in ("==", "=") or not isinstance(d.value, int):
-                self.errs.add(OdtTypeError, "a bdd needs its depth, e.g. bdd(depth = 4)", sk.span)
-                skeleton = BddSkeleton(1, sk.span)
-            else:
-                skeleton = BddSkeleton(d.value, sk.span)
+            skeleton = self.bdd_skeleton(sk, params)
         splits = "univariate"
         mask = np.ones(len(self.data.features), dtype=bool)
         for opt in m.options:
@@ -331,6 +340,32 @@ class _Checker:
         if not mask.any() and len(self.data.features):
             self.errs.add(OdtDataError, "the model has no feature to split on", m.span)
         return skeleton, splits, mask
+
+    def bdd_skeleton(self, sk: ast.Skeleton, params: dict[str, ast.SkeletonParam]) -> BddSkeleton:
+        """S5 ``bdd(depth = H, bias = "C")``, or S3 ``bdd(depth in a..b)`` (searched)."""
+        d = params.get("depth")
+        depth, depth_range = 1, None
+        if isinstance(d, ast.ParamRange):
+            if not 1 <= d.low <= d.high:
+                self.errs.add(OdtTypeError, "a bdd depth range must lie in 1..12 and not be empty", d.span)
+            depth, depth_range = max(d.high, 1), (max(d.low, 1), max(d.high, 1))
+        elif not isinstance(d, ast.ParamCompare) or d.op not in ("==", "=") or not isinstance(d.value, int):
+            self.errs.add(OdtTypeError, "a bdd needs its depth, e.g. bdd(depth = 4)", sk.span)
+        elif d.value < 1:
+            self.errs.add(OdtTypeError, "a bdd has at least one level: depth >= 1", d.span)
+        else:
+            depth = d.value
+        if depth > 12:
+            self.errs.add(OdtTypeError, f"depth {depth} is beyond what exact methods handle (at most 12)", sk.span)
+        bias = "C"
+        b = params.get("bias")
+        if b is not None:
+            if not isinstance(b, ast.ParamCompare) or b.op not in ("==", "=") or b.value not in BDD_BIASES:
+                self.errs.add(OdtTypeError, 'the bias of a bdd is "C" (merge compatible subtrees), "P" (parent '
+                              'majority) or "S" (the solver\'s value)', b.span)
+            else:
+                bias = str(b.value)
+        return BddSkeleton(depth, sk.span, bias, depth_range)
 
     def tree_skeleton(self, sk: ast.Skeleton, params: dict[str, ast.SkeletonParam]) -> TreeSkeleton:
         depth_p = params.get("depth")
@@ -625,6 +660,11 @@ class _Checker:
                 self.errs.add(OdtNameError, f"unknown encoding '{value}'", opt.span,
                               did_you_mean(str(value), ("paths", "flow"), "encoding"))
                 continue
+            elif key == "preselect":
+                if not isinstance(value, Fraction) or value.denominator != 1 or value < 1:
+                    self.errs.add(OdtTypeError, "preselect must be a positive number of features", opt.span)
+                    continue
+                value = int(value)
             elif key in ("threads", "seed"):
                 if not isinstance(value, Fraction) or value.denominator != 1 or value < 0:
                     self.errs.add(OdtTypeError, f"{key} must be a non-negative integer", opt.span)

@@ -235,6 +235,9 @@ class _ToAst(Transformer):
     def param_list(self, meta, ch):
         return tuple(int(c) for c in ch)
 
+    def param_string(self, meta, ch):
+        return _unquote(str(ch[0]))
+
     def model_body(self, meta, ch):
         return tuple(ch)
 

@@ -119,10 +119,15 @@ class DiagramSkeleton:
 
 @dataclass(frozen=True, slots=True)
 class BddSkeleton:
-    """S5: an ordered BDD with one feature per level (Hu)."""
+    """S5: an ordered BDD with one feature per level (Hu); ``depth`` levels (the upper
+    end of ``depth_range`` when the depth is searched, S3); ``bias`` decides the truth-
+    table cells no training row reaches ("C" merge compatible subtrees, "P" parent
+    majority, "S" the solver's value)."""
 
     depth: int
     span: Span
+    bias: str = "C"
+    depth_range: tuple[int, int] | None = None
 
 
 Skeleton = TreeSkeleton | DiagramSkeleton | BddSkeleton
