@@ -128,7 +128,8 @@ class CpBackend(Backend):
         for v, x in zip(model.variables, xs[1:]):
             values.append(bool(x.value()) if v.kind is ir.VarKind.BOOL else x.value())
         levels = objective.level_values(model.objectives, values, model)
-        if status == ExitStatus.OPTIMAL:
+        if status == ExitStatus.OPTIMAL or not (combined.weights or combined.linear):
+            # with nothing to minimise (every weight 0), CP-SAT's "feasible" is optimal
             result_status, bound = Status.OPTIMAL, (levels[0] if levels else None)
         else:
             result_status = Status.FEASIBLE

@@ -120,7 +120,7 @@ class MilpBackend(Backend):
             return BackendResult(Status.INFEASIBLE, None, None, None, clock.elapsed(), f"HiGHS: {tc.name}")
         bound = None
         if res.objective_bound is not None and (combined.weights or combined.linear):
-            bound = combined.first_level_bound(float(res.objective_bound) - 1e-6)
+            bound = _level(combined, float(res.objective_bound))  # NaN before the first LP: no bound
         if res.solution_status not in (SolutionStatus.optimal, SolutionStatus.feasible):
             return BackendResult(Status.UNKNOWN, None, None, bound, clock.elapsed(), f"HiGHS: {tc.name}")
         res.solution_loader.load_vars()

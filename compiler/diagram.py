@@ -223,35 +223,13 @@ class Diagram:
         tmp.replace(path)
 
 
-def drop_unvisited(d: Diagram, Xb_rows: np.ndarray) -> Diagram:
-    """The solver's diagram as decoded, less the nodes no training row reaches: an arc
-    into such a node becomes an arc into a class leaf (no training row takes it, so any
-    class keeps every training prediction; the class most rows of the parent are
-    predicted is used). Unlike ``compact_diagram`` it keeps every visited node, also
-    one whose rows all take one side: the solver counted it (Florio's skeleton has no arcs
-    that skip a layer, so such a node is how rows pass a layer), and E2 compares the
-    decoded ``nodes`` with the solver's."""
-    labels, counts, arcs = d.route(Xb_rows)
-    nodes = list(d.nodes)
-    for i, n in enumerate(nodes):
-        if not counts[i]:
-            continue
-        here = np.zeros(len(labels), bool)
-        for side in (True, False):
-            if (i, side) in arcs:
-                here |= arcs[i, side]
-        common = int(np.bincount(labels[here], minlength=len(d.classes)).argmax())
-        t = n.if_true if n.if_true < 0 or counts[n.if_true] else leaf_ref(common)
-        f = n.if_false if n.if_false < 0 or counts[n.if_false] else leaf_ref(common)
-        nodes[i] = DNode(n.feature, t, f, n.layer)
-    return _renumbered(d, nodes, d.root)
-
-
-def compact_diagram(d: Diagram, Xb_rows: np.ndarray | None = None) -> Diagram:
-    """Drop unreachable nodes, nodes whose two arcs agree, and (with the training matrix
-    ``Xb_rows``) arcs no training row takes — replaced by the node's other side; then
-    merge nodes with equal test and successors, and keep only the tested features.
-    No training prediction changes."""
+def compact_diagram(d: Diagram, Xb_rows: np.ndarray | None = None, reduce: bool = True) -> Diagram:
+    """Drop unreachable nodes and (with the training matrix ``Xb_rows``) arcs no training
+    row takes — the node is replaced by its other side; then, with ``reduce``, nodes whose
+    two arcs agree and duplicates of a node (equal test and successors); keep only the
+    tested features. No training prediction changes. ``reduce=False`` keeps every node
+    that sends training rows both ways: when side constraints count nodes or read the
+    tests on paths, the decoded diagram must be exactly the solver's."""
     nodes = list(d.nodes)
     root = d.root
     if Xb_rows is not None:  # an arc with no training row: the node becomes its other side
@@ -268,6 +246,8 @@ def compact_diagram(d: Diagram, Xb_rows: np.ndarray | None = None) -> Diagram:
                 alias[i] = t
             nodes[i] = DNode(n.feature, t, f, n.layer)
         root = _resolve(root, alias)
+    if not reduce:
+        return _renumbered(d, nodes, root)
     alias = {}
     canon: dict[tuple[int, int, int], int] = {}
     for i in reversed(range(len(nodes))):  # reduce: equal arcs, then equal nodes

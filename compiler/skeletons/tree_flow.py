@@ -84,6 +84,46 @@ class HyperplaneInputs:
         return HyperplaneInputs(tuple(dims), tuple(lo), tuple(hi), Z)
 
 
+def oblique_feature(P: HyperplaneInputs, a: np.ndarray, b: float, zb: np.ndarray, sides: np.ndarray):
+    """The oblique ``Feature`` of a solved hyperplane ``a.z >= b`` (z in [0, 1]^d), in raw
+    units, that routes the solver's buckets exactly as the solver did: ``zb`` holds the
+    inputs of the buckets reaching the node, ``sides`` their side (True = positive). The
+    threshold is re-centred between the largest a.z on the negative side and the smallest
+    on the positive side (the solver's b is used only when no bucket reaches the node)."""
+    from ..data import Feature
+
+    d = len(P.dims)
+    proj = zb @ a if zb.size else np.zeros(0)
+    neg, pos = proj[~sides], proj[sides]
+    if neg.size and pos.size:
+        thr = (neg.max() + pos.min()) / 2
+    elif pos.size:
+        thr = pos.min() - 0.5
+    else:
+        thr = (neg.max() + 0.5) if neg.size else b
+    scale = [hi - lo for lo, hi in zip(P.lo, P.hi)]
+    coefs = [a[j] / scale[j] for j in range(d)]
+    shift = sum(a[j] * P.lo[j] / scale[j] for j in range(d))
+    norm = max((abs(c) for c in coefs), default=1.0) or 1.0  # a positive rescaling: same test
+    terms = tuple((col, cat, float(c / norm)) for (col, cat), c in zip(P.dims, coefs) if abs(c) > 1e-12 * norm)
+    return Feature("+".join(dict.fromkeys(col for col, _, _ in terms)), "oblique",
+                   threshold=float((thr + shift) / norm), terms=terms)
+
+
+def hyperplane_rows(row, bk: Bucket, tag: tuple, neg: int, pos: int, active: int, a: list[int], hb: int) -> None:
+    """Florio's (13)-(14) for one bucket at one node, with the tightest big-M of the bounds
+    (a in [-1, 1]^d, b in [-1, 1], z in [0, 1]^d): a.z + eps <= b + M (1 - w-) and
+    a.z >= b - M (1 - w+), M = sum_j z_j + 1 + eps; and no flow through an inactive node
+    (w- + w+ <= active). ``neg``/``pos`` are the flow variables of the two sides, ``a``
+    the coefficient variables, ``hb`` the offset variable; ``tag`` ends the row roles."""
+    z = [Fraction(repr(float(v))) for v in bk.x]
+    big_m = sum(z, Fraction(0)) + 1 + EPS
+    plane = [(zj, a[j]) for j, zj in enumerate(z) if zj != 0] + [(-1, hb)]
+    row(plane + [(big_m, neg)], "<=", big_m - EPS, ("split-",) + tag)  # a.z + eps <= b + M(1 - w-)
+    row(plane + [(-big_m, pos)], ">=", -big_m, ("split+",) + tag)  # a.z >= b - M(1 - w+)
+    row([(1, neg), (1, pos), (-1, active)], "<=", 0, ("split",) + tag)
+
+
 @dataclass(frozen=True)
 class TreeFlowEncoding:
     depth: int
@@ -98,6 +138,8 @@ class TreeFlowEncoding:
     a: dict[tuple[int, int], int] | None = None  # hyperplane coefficients (S6)
     b: dict[int, int] | None = None
     lam: dict[tuple[int, int], int] | None = None  # lambda[bucket, level] (eqs 4-5)
+    f: dict[tuple[int, int], int] | None = None  # (bucket, node >= 2) -> flow f[b, q] (structure handles)
+    merge_leaves: bool = True  # decode: merge sibling leaves of one class (off under structure constraints)
 
     @property
     def n_nodes(self) -> int:
@@ -145,14 +187,12 @@ class TreeFlowEncoding:
         rows = np.array(sorted(r for bk in self.buckets for r in bk.rows), dtype=np.int64)
         root = build(1)
         cols = tuple(dict.fromkeys(list(input_columns) + [c for c, _ in (self.planes.dims if self.planes else ())]))
-        return finish(root, features, data, rows, cols)
+        return finish(root, features, data, rows, cols, merge=self.merge_leaves)
 
     def _hyperplanes(self, values) -> dict:
         """One oblique Feature per splitting node, in raw units. The solver's routing (by
         lambda) is kept exactly: the threshold is re-centred between the largest value of
         a.z on the negative side and the smallest on the positive side."""
-        from ..data import Feature
-
         assert self.planes is not None and self.a is not None and self.b is not None and self.lam is not None
         P = self.planes
         d = len(P.dims)
@@ -172,22 +212,8 @@ class TreeFlowEncoding:
                 continue
             a = np.array([float(values[self.a[q, j]]) for j in range(d)])
             zb = np.array([self.buckets[bi].x for bi, _ in at.get(q, [])]).reshape(-1, d)
-            proj = zb @ a if zb.size else np.zeros(0)
             sides = np.array([side for _, side in at.get(q, [])], dtype=bool)
-            neg, pos = proj[~sides], proj[sides]
-            if neg.size and pos.size:
-                thr = (neg.max() + pos.min()) / 2
-            elif pos.size:
-                thr = pos.min() - 0.5
-            else:
-                thr = (neg.max() + 0.5) if neg.size else float(values[self.b[q]])
-            scale = [hi - lo for lo, hi in zip(P.lo, P.hi)]
-            coefs = [a[j] / scale[j] for j in range(d)]
-            shift = sum(a[j] * P.lo[j] / scale[j] for j in range(d))
-            norm = max((abs(c) for c in coefs), default=1.0) or 1.0  # a positive rescaling: same test
-            terms = tuple((col, cat, float(c / norm)) for (col, cat), c in zip(P.dims, coefs) if abs(c) > 1e-12 * norm)
-            out[q] = Feature("+".join(dict.fromkeys(col for col, _, _ in terms)), "oblique",
-                             threshold=float((thr + shift) / norm), terms=terms)
+            out[q] = oblique_feature(P, a, float(values[self.b[q]]), zb, sides)
         return out
 
 
@@ -222,8 +248,10 @@ def encode_tree_flow(b: ModelBuilder, depth: int, features: list[int], buckets: 
             row([(1, e[q, j]) for j in range(len(features))] + [(-1, s[q])], "==", 0, ("select", q))
 
     g: dict[tuple[int, int, int], int] = {}
+    flows: dict[tuple[int, int], int] = {}
     for bi, bk in enumerate(buckets):
         f = {q: b.new_var(("f", bi, q), VarKind.REAL, 0.0, 1.0) for q in range(2, n_nodes + 1)}
+        flows.update(((bi, q), v) for q, v in f.items())
         for q in range(1, n_nodes + 1):
             for k in range(n_classes):
                 g[bi, q, k] = b.new_var(("g", bi, q, k), VarKind.REAL, 0.0, 1.0)
@@ -238,7 +266,8 @@ def encode_tree_flow(b: ModelBuilder, depth: int, features: list[int], buckets: 
                     row([(1, f[2 * q + 1])] + ones, "<=", 0, ("route+", bi, q))
                     row([(1, f[2 * q])] + zeros, "<=", 0, ("route-", bi, q))
                 else:
-                    _hyperplane_rows(row, bk, bi, q, f, s, a, hb, len(planes.dims))
+                    hyperplane_rows(row, bk, (bi, q), f[2 * q], f[2 * q + 1], s[q],
+                                    [a[q, j] for j in range(len(planes.dims))], hb[q])
             if q == 1:
                 row(outflow, "==", 1, ("flow", bi, q))
             else:
@@ -248,14 +277,5 @@ def encode_tree_flow(b: ModelBuilder, depth: int, features: list[int], buckets: 
                 nodes = range(1 << level, 1 << (level + 1))
                 row([(1, f[2 * q]) for q in nodes] + [(1, lam[bi, level])], "<=", 1, ("lambda-", bi, level))
                 row([(1, f[2 * q + 1]) for q in nodes] + [(-1, lam[bi, level])], "<=", 0, ("lambda+", bi, level))
-    return TreeFlowEncoding(depth, tuple(features), n_classes, buckets, s, p, e, g, planes, a, hb, lam)
+    return TreeFlowEncoding(depth, tuple(features), n_classes, buckets, s, p, e, g, planes, a, hb, lam, flows)
 
-
-def _hyperplane_rows(row, bk: Bucket, bi: int, q: int, f, s, a, hb, d: int) -> None:
-    """(13)-(14) with the tightest big-M of the bounds, and no flow below a leaf."""
-    z = [Fraction(repr(float(v))) for v in bk.x]
-    big_m = sum(z, Fraction(0)) + 1 + EPS
-    plane = [(zj, a[q, j]) for j, zj in enumerate(z) if zj != 0] + [(-1, hb[q])]
-    row(plane + [(big_m, f[2 * q])], "<=", big_m - EPS, ("split-", bi, q))  # a.z + eps <= b + M(1 - f-)
-    row(plane + [(-big_m, f[2 * q + 1])], ">=", -big_m, ("split+", bi, q))  # a.z >= b - M(1 - f+)
-    row([(1, f[2 * q]), (1, f[2 * q + 1]), (-1, s[q])], "<=", 0, ("split", bi, q))
