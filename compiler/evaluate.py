@@ -102,8 +102,8 @@ def evaluate(program: CheckedProgram, tree: "Tree | Diagram") -> Evaluation:
     objective = tuple(form_value(program, tree, pred, lvl) for lvl in program.objective.levels)
     checks = []
     for c in program.constraints:
-        if not isinstance(c, LinearConstraint) or c.scope is not None:
-            continue
+        if not isinstance(c, LinearConstraint) or c.scope is not None or "expected_cost" in c.form.kinds():
+            continue  # per-node/leaf/path forms and expected_cost: _structure_checks
         diff = form_value(program, tree, pred, c.form)
         holds = {"<=": diff <= _TOL, ">=": diff >= -_TOL, "==": abs(diff) <= _TOL}[c.op]
         if c.left is not None and c.right is not None:  # report the sides as written
@@ -122,18 +122,20 @@ def evaluate(program: CheckedProgram, tree: "Tree | Diagram") -> Evaluation:
 class _Shape:
     """What structure and path constraints read from a classifier, for trees and
     diagrams alike: rows (of positive weight) per decision node and per leaf, the leaf of
-    each row, and each root-to-leaf path as the column tuples of its tests, in order."""
+    each row, each root-to-leaf path as the column tuples of its tests, in order, and per
+    decision node its columns and the rows passing it (the cost rows pay, C8)."""
 
     node_samples: list[int]
     leaf_samples: list[int]
     leaf_of: np.ndarray
     paths: list[list[tuple[str, ...]]]
+    node_rows: list[tuple[tuple[str, ...], np.ndarray]]
 
 
 def _tree_shape(tree: Tree, Xb: np.ndarray, rows: np.ndarray, n_rows: int) -> _Shape:
     from .classifier import Leaf
 
-    nodes, leaves, paths = [], [], []
+    nodes, leaves, paths, node_rows = [], [], [], []
     leaf_of = np.full(n_rows, -1)
 
     def go(node, rows, above):
@@ -145,21 +147,25 @@ def _tree_shape(tree: Tree, Xb: np.ndarray, rows: np.ndarray, n_rows: int) -> _S
         nodes.append(len(rows))
         hit = Xb[rows, node.feature]
         cols = tree.features[node.feature].columns
+        node_rows.append((cols, rows))
         go(node.if_true, rows[hit], above + [cols])
         go(node.if_false, rows[~hit], above + [cols])
 
     go(tree.root, rows, [])
-    return _Shape(nodes, leaves, leaf_of, paths)
+    return _Shape(nodes, leaves, leaf_of, paths, node_rows)
 
 
 def _diagram_shape(d, Xb: np.ndarray, rows: np.ndarray, n_rows: int) -> _Shape:
-    """Leaves of a diagram are its arcs into class leaves; paths are enumerated (decoded
-    diagrams are small)."""
+    """The decoded diagram read as Florio's family: its decision nodes are the nodes
+    reachable from the root (the slots that split rows, pass-throughs compacted away);
+    its paths are the root-to-class paths, enumerated (decoded diagrams are small), each
+    arc of which carries training rows. Leaves are its arcs into class leaves (only
+    tree-scoped constraints read them, and those are refused on diagrams)."""
     keep = np.zeros(n_rows, bool)
     keep[rows] = True
     _, _, arcs = d.route(Xb)
     live = d.reachable()
-    nodes, leaves = [], []
+    nodes, leaves, node_rows = [], [], []
     leaf_of = np.full(n_rows, -1)
     for i in live:
         n = d.nodes[i]
@@ -171,11 +177,12 @@ def _diagram_shape(d, Xb: np.ndarray, rows: np.ndarray, n_rows: int) -> _Shape:
                 leaf_of[taken] = len(leaves)
                 leaves.append(int(taken.sum()))
         nodes.append(int(mine.sum()))
+        node_rows.append((d.features[n.feature].columns, np.flatnonzero(mine)))
     if d.root < 0:
         leaf_of[rows] = 0
         leaves.append(len(rows))
     paths = [[d.features[d.nodes[i].feature].columns for i in path] for path, _ in d.paths()]
-    return _Shape(nodes, leaves, leaf_of, paths)
+    return _Shape(nodes, leaves, leaf_of, paths, node_rows)
 
 
 def _structure_checks(program: CheckedProgram, tree: "Tree | Diagram") -> list[ConstraintCheck]:
@@ -214,6 +221,27 @@ def _structure_checks(program: CheckedProgram, tree: "Tree | Diagram") -> list[C
             bound = -float(c.form.constant) / float(c.form.terms[0][1]) if c.form.terms else 0.0
             worst = max(costs) if costs else 0.0
             checks.append(ConstraintCheck(text, line, worst, c.op, bound, worst <= bound + _TOL))
+        elif isinstance(c, LinearConstraint) and "expected_cost" in c.form.kinds():
+            # Nanfack 4.3: the weighted mean over rows of the cost of the row's path, i.e.
+            # each decision node's cost times the weight of the rows passing it
+            assert c.costs is not None
+            w = data.row_weights()
+            total = float(w[rows].sum())
+            paid = sum(sum(float(c.costs.of(col)) for col in cols) * float(w[here].sum())
+                       for cols, here in shape.node_rows)
+            expected = paid / total if total else 0.0
+            pred = train_predictions(program, tree)
+
+            def side(form: LinearForm | None) -> float:
+                if form is None:
+                    return 0.0
+                rest = LinearForm(tuple(t for t in form.terms if t[0].kind != "expected_cost"), form.constant)
+                return form_value(program, tree, pred, rest) + expected * float(
+                    sum((k for q, k in form.terms if q.kind == "expected_cost"), Fraction(0)))
+
+            d = side(c.form)
+            holds = {"<=": d <= _TOL, ">=": d >= -_TOL, "==": abs(d) <= _TOL}[c.op]
+            checks.append(ConstraintCheck(text, line, side(c.left), c.op, side(c.right), holds))
         elif isinstance(c, StructuralConstraint):
             node = c.node
             if isinstance(node, ast.Every) and isinstance(node.body, ast.OrderOnPath):
@@ -280,7 +308,9 @@ def _skeleton_checks(program: CheckedProgram, tree: "Tree | Diagram") -> list[Co
         for i in live:
             levels.setdefault(tree.nodes[i].layer, set()).add(tree.nodes[i].feature)
         mixed = sum(1 for fs in levels.values() if len(fs) > 1)
-        ok = mixed == 0 and tree.depth <= sk.depth
+        tested = [tree.features[next(iter(fs))] for fs in levels.values()]
+        repeated = len(tested) - len(set(tested))  # read-once: a feature on one level only
+        ok = mixed == 0 and repeated == 0 and tree.depth <= sk.depth and all(l < sk.depth for l in levels)
         return [ConstraintCheck(f"bdd(depth = {sk.depth}): one feature per level", line, float(tree.depth), "<=",
                                 float(sk.depth), ok)]
     if not isinstance(sk, TreeSkeleton):

@@ -17,7 +17,14 @@ import numpy as np
 
 from . import ir
 from . import ast
-from .constraints import lower_scoped, lower_structural, mentioned_columns
+from .constraints import (
+    Structure,
+    lower_expected_cost,
+    lower_scoped,
+    lower_structural,
+    mentioned_columns,
+    refuse_on_diagram,
+)
 from .errors import UnsupportedConstruct
 from .program_types import (
     BddSkeleton,
@@ -31,7 +38,7 @@ from .program_types import (
 )
 from .skeletons.tree_flow import HyperplaneInputs, TreeFlowEncoding, encode_tree_flow
 from .skeletons.tree_paths import TreePathsEncoding, encode_tree, make_buckets, useful_features
-from .skeletons.tree_structure import add_structure
+from .skeletons.tree_structure import add_structure, add_structure_flow
 
 #: the encodings of the tree skeleton: "paths" (Avellaneda's SAT encoding, for clause-
 #: friendly solvers) and "flow" (Florio's MILP flow formulation, for MILP solvers)
@@ -62,7 +69,7 @@ def _unsupported(what: str, span, detail: str = "") -> UnsupportedConstruct:
 def refuse_unlowered(program: CheckedProgram) -> None:
     """Raise ``UnsupportedConstruct`` for the first construct no backend can lower yet."""
     sk = program.skeleton
-    if isinstance(sk, TreeSkeleton) and sk.depth_range is not None:
+    if getattr(sk, "depth_range", None) is not None:
         raise _unsupported("the depth range", sk.span,
                            "a depth range is solved by Program.solve as a search over depths (S3), not lowered")
     for level in program.objective.levels:
@@ -71,20 +78,55 @@ def refuse_unlowered(program: CheckedProgram) -> None:
                 f"'{program.objective.span.quote()}' (line {program.objective.span.line}) minimises the depth, "
                 "which needs a depth range in the model", program.objective.span,
                 "write e.g.  model tree(depth in 1..10)  (S3); the depth is then searched from the low end")
+        if "expected_cost" in level.kinds():
+            raise _unsupported("the quantity 'expected_cost' in", program.objective.span, _EXPECTED_COST_ONLY)
         _check_form(level, program.objective.span)
         if "abs" in level.kinds():
             raise _unsupported("abs(...) in the objective", program.objective.span,
                                "bound it in a constraint instead, e.g. abs(rate(1, A) - rate(1, B)) <= 0.05")
+    if isinstance(sk, DiagramSkeleton):
+        _refuse_tree_constructs(program)
     for c in program.constraints:
         if isinstance(c, StructuralConstraint):
             if isinstance(c.node, ast.Relation) or (isinstance(c.node, ast.CallConstraint)
                                                      and c.node.call.name.text != "same_leaf"):
                 raise _unsupported("the constraint", c.span)
             continue
-        if c.scope is None:
-            _check_form(c.form, c.span)
-            if "expected_cost" in c.form.kinds():
-                raise _unsupported("the quantity 'expected_cost' in", c.span, "per-path cost is lowered")
+        if c.scope is None:  # expected_cost (C8) is lowered with the structure handles
+            if any("expected_cost" in q.inner.kinds() for q, _ in c.form.terms if q.inner is not None):
+                raise _unsupported("the quantity 'expected_cost' in", c.span, _EXPECTED_COST_ONLY)
+            _check_form(LinearForm(tuple(t for t in c.form.terms if t[0].kind != "expected_cost"), c.form.constant),
+                        c.span)
+
+
+def _refuse_tree_constructs(program: CheckedProgram) -> None:
+    """Leaves (``leaves``, ``every leaf: ...``) and ``same_leaf`` are tree constructs: a
+    diagram's rows end at class terminals shared by many paths (docs/language.md)."""
+    for level in program.objective.levels:
+        if "leaves" in _all_kinds(level):
+            raise refuse_on_diagram("the quantity 'leaves' in", program.objective.span,
+                                    "on a diagram, count the decision nodes instead: minimize errors + k * nodes")
+    for c in program.constraints:
+        if isinstance(c, StructuralConstraint):
+            if isinstance(c.node, ast.CallConstraint) and c.node.call.name.text == "same_leaf":
+                raise refuse_on_diagram("the constraint", c.span)
+        elif c.scope == "leaf":
+            raise refuse_on_diagram("the constraint", c.span)
+        elif "leaves" in _all_kinds(c.form):
+            raise refuse_on_diagram("the quantity 'leaves' in", c.span,
+                                    "on a diagram, bound the decision nodes instead, e.g. nodes <= 3")
+
+
+def _all_kinds(form: LinearForm) -> set[str]:
+    out = set(form.kinds())
+    for q, _ in form.terms:
+        if q.inner is not None:
+            out |= _all_kinds(q.inner)
+    return out
+
+
+_EXPECTED_COST_ONLY = ("expected_cost is lowered as a term of a linear constraint with its cost table, e.g. "
+                       "expected_cost <= 2 with cost { a: 3, *: 1 } (not in the objective, not inside abs)")
 
 
 def _check_form(form: LinearForm, span) -> None:
@@ -128,7 +170,8 @@ def lower(program: CheckedProgram, encoding: str = "paths", backend: str | None 
 def needs_structure(program: CheckedProgram) -> bool:
     """Constraints on nodes, leaves, paths, tests or row placement (C3, C5-C9)."""
     return any(isinstance(c, StructuralConstraint) and not isinstance(c.node, ast.ThresholdRange)
-               or isinstance(c, LinearConstraint) and c.scope is not None for c in program.constraints)
+               or isinstance(c, LinearConstraint) and (c.scope is not None or "expected_cost" in c.form.kinds())
+               for c in program.constraints)
 
 
 def allowed_features(program: CheckedProgram) -> np.ndarray:
@@ -159,15 +202,19 @@ def _lower(program: CheckedProgram, encoding: str, backend: str | None = None) -
                  predictions=bool(kinds & PREDICTION_KINDS),
                  structure=needs_structure(program),
                  group_masks=tuple(program.groups[g] for g in sorted({g for f in forms for g in _groups(f)})))
-    if need.structure and (encoding != "paths" or not isinstance(sk, TreeSkeleton)):
-        first = next(c for c in program.constraints
-                     if isinstance(c, StructuralConstraint) or isinstance(c, LinearConstraint) and c.scope)
+    if need.structure and (program.splits == "multivariate" or isinstance(sk, BddSkeleton)):
+        first = next(c for c in program.constraints if _is_structural(c))
         who = f"backend '{backend}'" if backend else f"the '{encoding}' encoding"
+        tree = isinstance(sk, TreeSkeleton)
         raise UnsupportedConstruct(
-            f"{who} cannot take '{first.span.quote()}' (line {first.span.line}): constraints on nodes, leaves, "
-            "paths, tests or row placement are lowered for the path encoding only"
-            + ("" if isinstance(sk, TreeSkeleton) else " of tree skeletons"), first.span,
-            "backends that support them: maxsat, cp")
+            f"{who} cannot take '{first.span.quote()}' (line {first.span.line}) on a "
+            + ("tree with multivariate splits" if tree or program.splits == "multivariate" else "BDD skeleton")
+            + ": constraints on nodes, leaves, paths, tests or row placement are lowered for tree and diagram "
+            "skeletons with univariate splits only", first.span,
+            "use 'splits univariate' (backends maxsat, cp, milp take these constraints)"
+            if program.splits == "multivariate" else
+            "use  model tree(depth <= D)  or  model diagram(widths = [...])  (backends maxsat, cp, milp take "
+            "these constraints)")
     b = ir.ModelBuilder()
     if isinstance(sk, TreeSkeleton):
         enc = _encode_tree(b, program, sk, encoding, need)
@@ -186,7 +233,7 @@ def _lower(program: CheckedProgram, encoding: str, backend: str | None = None) -
         return _merge(terms), constant
 
     for c in program.constraints:
-        if isinstance(c, StructuralConstraint) or c.scope is not None:
+        if isinstance(c, StructuralConstraint) or c.scope is not None or "expected_cost" in c.form.kinds():
             continue  # lowered with the structure handles above
         rows = expand_abs(c) if "abs" in c.form.kinds() else [c.form]
         op = "<=" if len(rows) > 1 or rows[0] is not c.form else c.op
@@ -232,9 +279,13 @@ def _encode_tree(b: ir.ModelBuilder, program: CheckedProgram, sk: TreeSkeleton, 
         buckets = make_buckets(planes.Z, data.y, data.row_weights(), None, masks)
         return encode_tree_flow(b, sk.depth, [], buckets, len(data.classes), planes)
     if encoding == "flow":
-        features = useful_features(data.X, mask)
+        features = useful_features(data.X, mask, keep_duplicates=need.structure)
         buckets = make_buckets(data.X, data.y, data.row_weights(), features, masks)
-        return encode_tree_flow(b, sk.depth, features, buckets, len(data.classes))
+        flow = encode_tree_flow(b, sk.depth, features, buckets, len(data.classes))
+        if need.structure:
+            flow = dataclasses.replace(flow, merge_leaves=False)
+            _lower_structure(b, flow, program)
+        return flow
     features = useful_features(data.X, mask, keep_duplicates=need.structure)
     buckets = make_buckets(data.X, data.y, data.row_weights(), features, masks)
     enc = encode_tree(b, sk.depth, features, buckets, len(data.classes), need.count_size,
@@ -257,31 +308,57 @@ def _encode_diagram(b: ir.ModelBuilder, program: CheckedProgram, sk: DiagramSkel
         from .skeletons.diagram_flow import encode_diagram_flow
 
         planes = HyperplaneInputs.of(data, mask) if program.splits == "multivariate" else None
-        features = [] if planes is not None else useful_features(data.X, mask)
+        features = [] if planes is not None else useful_features(data.X, mask, keep_duplicates=need.structure)
         buckets = make_buckets(planes.Z if planes is not None else data.X, data.y, data.row_weights(),
                                None if planes is not None else features, masks)
-        return encode_diagram_flow(b, sk.widths, features, buckets, len(data.classes), planes,
-                                   integral=backend == "cp")
-    from .skeletons.diagram_layers import encode_diagram_layers
+        enc = encode_diagram_flow(b, sk.widths, features, buckets, len(data.classes), planes,
+                                  integral=backend == "cp")
+    else:
+        from .skeletons.diagram_layers import encode_diagram_layers
 
-    features = useful_features(data.X, mask)
-    buckets = make_buckets(data.X, data.y, data.row_weights(), features, masks)
-    return encode_diagram_layers(b, sk.widths, features, buckets, len(data.classes), need.count_size,
-                                 predictions=need.predictions)
+        features = useful_features(data.X, mask, keep_duplicates=need.structure)
+        buckets = make_buckets(data.X, data.y, data.row_weights(), features, masks)
+        enc = encode_diagram_layers(b, sk.widths, features, buckets, len(data.classes), need.count_size,
+                                    predictions=need.predictions)
+    if need.structure:  # the same constraint lowering as trees, on the diagram's handles
+        if not hasattr(enc, "structure"):
+            first = next(c for c in program.constraints if _is_structural(c))
+            who = f"backend '{backend}'" if backend else f"the '{encoding}' encoding"
+            raise UnsupportedConstruct(
+                f"{who} cannot take '{first.span.quote()}' (line {first.span.line}) on a diagram: the "
+                f"'{encoding}' encoding of diagrams has no structure handles in this version", first.span,
+                "use  solve milp  or  solve cp(encoding = \"flow\")")
+        enc = dataclasses.replace(enc, reduce=False)
+        _lower_structure(b, enc, program, enc.structure)
+    return enc
 
 
 def _encode_bdd(b: ir.ModelBuilder, program: CheckedProgram, sk: BddSkeleton, need: Needs):
     """An ordered BDD (Hu): the BDD2 encoding, the same clauses for every backend."""
     from .skeletons.bdd_levels import encode_bdd
 
+    from .skeletons.bdd_levels import cart_features
+
     data = program.dataset
     features = useful_features(data.X, allowed_features(program))
+    k = program.solve.options.get("preselect")
+    if k is not None:  # B5: Hu's heuristic MaxSAT-BDD, the features of a greedy CART tree
+        features = cart_features(data.X, data.y, data.row_weights(), features, max(int(k), sk.depth))
     buckets = make_buckets(data.X, data.y, data.row_weights(), features, list(need.group_masks))
-    return encode_bdd(b, sk.depth, features, buckets, len(data.classes), predictions=need.predictions)
+    return encode_bdd(b, sk.depth, features, buckets, len(data.classes), predictions=need.predictions,
+                      bias=sk.bias)
 
 
-def _lower_structure(b: ir.ModelBuilder, enc: TreePathsEncoding, program: CheckedProgram) -> None:
-    """Structure handles on the path encoding, then every C3, C5-C9 constraint on them."""
+def _is_structural(c) -> bool:
+    return (isinstance(c, StructuralConstraint) and not isinstance(c.node, ast.ThresholdRange)
+            or isinstance(c, LinearConstraint) and (c.scope is not None or "expected_cost" in c.form.kinds()))
+
+
+def _lower_structure(b: ir.ModelBuilder, enc, program: CheckedProgram, make=None) -> None:
+    """Structure handles on the skeleton's encoding, then every C3, C5-C9 constraint on
+    them, written once. ``make(b, columns, feature_columns)`` builds the handles (a
+    ``TreeStructure`` or ``DagStructure``); by default the tree's, on its encoding
+    (paths or flow)."""
     data = program.dataset
 
     def column_of(name: str) -> str:
@@ -293,8 +370,14 @@ def _lower_structure(b: ir.ModelBuilder, enc: TreePathsEncoding, program: Checke
     cols = mentioned_columns(program.constraints, column_of)
     all_columns = sorted(set(feature_columns))
     if "*" in cols:
-        cols = set(all_columns)
-    st = add_structure(b, enc, sorted(cols & set(all_columns)) + sorted(cols - set(all_columns)), feature_columns)
+        cols = (cols - {"*"}) | set(all_columns)
+    if make is None:
+        tree_make = add_structure if isinstance(enc, TreePathsEncoding) else add_structure_flow
+
+        def make(b, columns, feature_columns):
+            return tree_make(b, enc, columns, feature_columns)
+
+    st: Structure = make(b, sorted(cols & set(all_columns)) + sorted(cols - set(all_columns)), feature_columns)
     row_bucket = {r: u for u, bk in enumerate(enc.buckets) for r in bk.rows}
     ids = {rid: i for i, rid in enumerate(data.ids)} if data.ids is not None else {}
 
@@ -304,8 +387,17 @@ def _lower_structure(b: ir.ModelBuilder, enc: TreePathsEncoding, program: Checke
     for c in program.constraints:
         if isinstance(c, LinearConstraint) and c.scope is not None:
             lower_scoped(b, st, c, sorted(cols))
+        elif isinstance(c, LinearConstraint) and "expected_cost" in c.form.kinds():
+            rest: list[tuple[Fraction, int]] = []
+            constant = c.form.constant
+            for q, coef in c.form.terms:
+                if q.kind != "expected_cost":
+                    qt, qc = _quantity(enc, program, q)
+                    rest.extend((coef * w, lit) for w, lit in qt)
+                    constant += coef * qc
+            lower_expected_cost(b, st, c, sorted(cols), (_merge(rest), constant))
         elif isinstance(c, StructuralConstraint) and not isinstance(c.node, ast.ThresholdRange):
-            lower_structural(b, st, c, column_of, bucket_of_row, enc.X)
+            lower_structural(b, st, c, column_of, bucket_of_row)
 
 
 def _groups(form: LinearForm) -> set[str]:
@@ -346,7 +438,10 @@ def _quantity(enc, program: CheckedProgram, q: QuantityRef) -> tuple[list[tuple[
         return _predicted(enc, program, q)
     if q.kind == "errors":
         return enc.errors(program.groups[q.group] if q.group is not None else None)
-    if q.kind in ("leaves", "nodes") and not hasattr(enc, "leaves"):
+    if q.kind == "leaves" and isinstance(program.skeleton, DiagramSkeleton):
+        raise refuse_on_diagram(f"the quantity '{q}' in", q.span,
+                                "on a diagram, count or bound the decision nodes instead (nodes)")
+    if q.kind in ("leaves", "nodes") and not hasattr(enc, q.kind) and not hasattr(enc, "leaves"):
         raise _unsupported(f"the quantity '{q}' in", q.span,
                            f"the {type(enc).__name__} has no size handles (a BDD's size is fixed after solving, by GenBDD)")
     if q.kind == "leaves":

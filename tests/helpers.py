@@ -211,3 +211,92 @@ def cases(draw, zero_weights: bool = True) -> Case:
     return Case(X, np.array(y, dtype=np.int64), w)
 
 
+
+
+# ---------------------------------------------------------------------------- constrained brute force
+@dataclass(frozen=True)
+class TreeFacts:
+    """What constraints read from one tree on the training rows (rows of positive weight):
+    ``leaf_rows`` / ``node_rows`` count rows per leaf / decision node (pre-order),
+    ``paths[i]`` the features tested on the way to leaf i (root first), ``leaf_of[r]`` the
+    leaf of row r (-1 for rows of weight 0)."""
+
+    tree: TreeT
+    pred: tuple[int, ...]
+    leaf_of: tuple[int, ...]
+    leaf_rows: tuple[int, ...]
+    node_rows: tuple[int, ...]
+    paths: tuple[tuple[int, ...], ...]
+
+    @property
+    def nodes(self) -> int:
+        return len(self.node_rows)
+
+    @property
+    def leaves(self) -> int:
+        return len(self.leaf_rows)
+
+    @property
+    def used(self) -> set[int]:
+        return {f for p in self.paths for f in p}
+
+
+def iter_split_trees(X: np.ndarray, rows: Sequence[int], classes: Sequence[int], depth: int) -> Iterator[TreeT]:
+    """Every tree of depth <= ``depth`` whose splits each send some of ``rows`` both ways
+    (the trees odt returns: a split with an empty side is no split), each exactly once.
+    With no row at all, only leaves."""
+    for c in classes:
+        yield ("leaf", c)
+    if depth <= 0:
+        return
+    for f in range(X.shape[1]):
+        yes = [r for r in rows if X[r][f]]
+        no = [r for r in rows if not X[r][f]]
+        if not yes or not no:
+            continue
+        falses = list(iter_split_trees(X, no, classes, depth - 1))
+        for t in iter_split_trees(X, yes, classes, depth - 1):
+            for e in falses:
+                yield ("split", f, t, e)
+
+
+def tree_facts(tree: TreeT, X: np.ndarray, rows: Sequence[int]) -> TreeFacts:
+    leaf_of = [-1] * X.shape[0]
+    leaf_rows: list[int] = []
+    node_rows: list[int] = []
+    paths: list[tuple[int, ...]] = []
+
+    def go(t: TreeT, here: list[int], above: tuple[int, ...]) -> None:
+        if t[0] == "leaf":
+            for r in here:
+                leaf_of[r] = len(leaf_rows)
+            leaf_rows.append(len(here))
+            paths.append(above)
+            return
+        node_rows.append(len(here))
+        go(t[2], [r for r in here if X[r][t[1]]], above + (t[1],))
+        go(t[3], [r for r in here if not X[r][t[1]]], above + (t[1],))
+
+    go(tree, list(rows), ())
+    pred = tuple(predict_tree(tree, x) for x in X)
+    return TreeFacts(tree, pred, tuple(leaf_of), tuple(leaf_rows), tuple(node_rows), tuple(paths))
+
+
+def brute_force_constrained(X: np.ndarray, y: Sequence[int], depth: int, objective, feasible,
+                            w: Sequence[int] | None = None,
+                            classes: Sequence[int] | None = None) -> tuple[Fraction, TreeFacts] | None:
+    """min of ``objective(facts)`` over the trees of ``iter_split_trees`` (routing only the
+    rows of positive weight) with ``feasible(facts)``; None when no tree is feasible."""
+    X = np.asarray(X)
+    w = [1] * len(y) if w is None else list(w)
+    rows = [r for r in range(len(y)) if w[r] > 0]
+    classes = sorted(set(int(v) for v in y)) if classes is None else classes
+    best: tuple[Fraction, TreeFacts] | None = None
+    for tree in iter_split_trees(X, rows, classes, depth):
+        facts = tree_facts(tree, X, rows)
+        if not feasible(facts):
+            continue
+        cost = Fraction(objective(facts))
+        if best is None or cost < best[0]:
+            best = (cost, facts)
+    return best

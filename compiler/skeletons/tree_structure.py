@@ -1,25 +1,41 @@
-"""Structure handles of the path encoding: reach, real nodes, tests per column, paths.
+"""Structure handles of a tree skeleton: reach, real nodes, tests per column, leaves, paths.
 
 Side constraints on structure and paths (C3, C5-C9) are written against these handles
-(``compiler/constraints.py``), not against the encoding's own variables. For the path
-encoding of Avellaneda they are defined by extra clauses over its X and F variables:
+(``compiler/constraints.py``), not against the encoding's own variables. Path
+constraints read the tree as a DAG (``nodes``, ``out_arcs``, ``tests``), as diagrams are
+read, so each is written once, as a potential (``dag_structure``). The handles,
+over the perfect tree of depth D in heap order (root 1):
 
-  R[u, q]     bucket u reaches node q (heap order, leaves included): the prefix of u's
-              leaf index equals q's path
-  E[q, s]     side s of node q receives some row (s = 0 left / 1 right)
-  Z[q]        q is a real decision node of the decoded tree: not BOTTOM, both sides used
-  T[q, col]   q is real and tests a feature of column ``col`` (one feature per node is
-              enforced, Avellaneda's clause (2), so the column of a node is unique)
+  R[u, q]     bucket u reaches node q (q >= 2; every bucket reaches the root)
+  E[q, s]     side s of internal node q receives some row (s = 0 left / 1 right)
+  Z[q]        q is a real decision node of the decoded tree: it splits, both sides used
+  T[q, col]   q is real and tests a feature of column ``col`` (one feature per node, so
+              the column of a node is unique)
+  L[u, q]     bucket u ends at leaf q, for q in ``leaf_nodes`` (the nodes that can be leaves)
+  O[q]        q is a leaf of the decoded tree: some row ends there
+
+Two constructors define them on the two tree encodings:
+
+* ``add_structure`` on Avellaneda's path encoding, by clauses over its X and F variables:
+  R is the prefix of u's leaf index, a node is real when it is not BOTTOM and both sides
+  are used; the leaves are those of the perfect tree, L = R there.
+* ``add_structure_flow`` on Florio's flow encoding (``tree_flow``): R[u, q] = f[u, q] and
+  L[u, q] = sum_k g[u, q, k] (the flows are integral given the binary s, p, e, the
+  paper's Theorem 1, so these are booleans tied to them by one equality row each); a node
+  is real when s[q] and both sides used; every node can be a leaf (its long arc).
 
 With these, the decoded tree (which keeps exactly the real nodes, see ``decode.finish``
-with merging of same-class leaves off) has the structure the constraints speak about.
+with merging of same-class leaves off) has the structure the constraints speak about:
+its decision nodes are the real nodes, its leaves the nodes q with O[q], and the rows
+reaching each are those with R (or L) true.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ..ir import ModelBuilder
+from ..ir import ModelBuilder, Origin
+from .tree_flow import TreeFlowEncoding
 from .tree_paths import BOTTOM, TreePathsEncoding
 
 
@@ -31,40 +47,41 @@ class TreeStructure:
     Z: dict[int, int]
     T: dict[tuple[int, str], int]
     counts: tuple[int, ...]  # rows per bucket (unweighted)
+    L: dict[tuple[int, int], int] = field(default_factory=dict)  # (bucket, leaf node) -> ends there
+    O: dict[int, int] = field(default_factory=dict)  # leaf node -> some row ends there
+    leaf_nodes: tuple[int, ...] = ()  # the nodes that can be leaves of the decoded tree
+    weights: tuple[Fraction, ...] = ()  # total row weight per bucket
+
+    @property
+    def root(self) -> int:
+        return 1
 
     @property
     def internal(self) -> range:
         return range(1, 1 << self.depth)
 
+    def samples(self, q: int) -> tuple[list[tuple[Fraction, int]], Fraction]:
+        """Rows reaching node q, as a linear form (terms, constant) over R."""
+        if q == 1:
+            return [], Fraction(sum(self.counts))
+        return [(Fraction(n), self.R[u, q]) for u, n in enumerate(self.counts) if n], Fraction(0)
+
+    def leaf_samples(self, q: int) -> tuple[list[tuple[Fraction, int]], Fraction]:
+        """Rows ending at leaf q (zero when q is no leaf of the decoded tree), over L."""
+        return [(Fraction(n), self.L[u, q]) for u, n in enumerate(self.counts) if n], Fraction(0)
+
+    # the DAG view the path potentials read (``dag_structure``): a tree is a diagram
+    # whose arcs are fixed, used when their side receives rows
     @property
-    def leaves(self) -> range:
-        return range(1 << self.depth, 1 << (self.depth + 1))
+    def nodes(self) -> tuple[int, ...]:
+        return tuple(self.internal)
 
-    def samples(self, q: int) -> list[tuple[Fraction, int]]:
-        """Rows reaching node q, as a linear form over R."""
-        return [(Fraction(n), self.R[u, q]) for u, n in enumerate(self.counts) if n]
+    def out_arcs(self, q: int) -> list[tuple[int, int]]:
+        """(child, literal "the arc carries rows") for the internal children of q."""
+        return [(2 * q + s, self.E[q, s]) for s in (0, 1) if 2 * q + s < (1 << self.depth)]
 
-    def nonempty(self, q: int) -> int:
-        """Literal: some row reaches q (for the root: a tautology via E of both sides)."""
-        return self.E[q // 2, q % 2]
-
-    def paths(self) -> list[list[int]]:
-        """Internal nodes of every root-to-leaf path of the perfect tree (2^D paths)."""
-        out = []
-        for leaf in self.leaves:
-            path, q = [], leaf // 2
-            while q >= 1:
-                path.append(q)
-                q //= 2
-            out.append(path[::-1])
-        return out
-
-    def ancestors(self, q: int) -> list[int]:
-        out = []
-        while q > 1:
-            q //= 2
-            out.append(q)
-        return out
+    def tests(self, q: int, column: str) -> int | None:
+        return self.T.get((q, column))
 
 
 def add_structure(b: ModelBuilder, enc: TreePathsEncoding, columns: list[str], feature_columns: list[str]) -> TreeStructure:
@@ -113,4 +130,69 @@ def add_structure(b: ModelBuilder, enc: TreePathsEncoding, columns: list[str], f
             for f in fs:
                 b.clause((-Z[q], -f, t))
     counts = tuple(len(bk.rows) for bk in enc.buckets)
-    return TreeStructure(D, R, E, Z, T, counts)
+    leaves = tuple(range(1 << D, 1 << (D + 1)))
+    L = {(u, q): R[u, q] for u in range(len(enc.buckets)) for q in leaves}
+    O = {q: E[q // 2, q % 2] for q in leaves}
+    return TreeStructure(D, R, E, Z, T, counts, L, O, leaves, _weights(enc.buckets))
+
+
+def add_structure_flow(b: ModelBuilder, enc: TreeFlowEncoding, columns: list[str],
+                       feature_columns: list[str]) -> TreeStructure:
+    """Define R, E, Z, T, L and O on top of the flow encoding ``enc`` (univariate splits).
+
+    ``feature_columns[j]`` is the column of the encoding's feature position j; ``columns``
+    are the columns that constraints mention."""
+    assert enc.f is not None and enc.planes is None
+    D = enc.depth
+    n_nodes = (1 << (D + 1)) - 1
+    internal = range(1, 1 << D)
+    n_buckets = len(enc.buckets)
+
+    def equal(lit: int, flow: list[int], role: tuple) -> None:
+        b.linear([(Fraction(1), lit)] + [(Fraction(-1), v) for v in flow], "==", Fraction(0), Origin(role))
+
+    def either(lit: int, parts: list[int]) -> None:  # lit <-> OR parts
+        for r in parts:
+            b.clause((-r, lit))
+        b.clause([-lit] + parts)
+
+    R: dict[tuple[int, int], int] = {}
+    L: dict[tuple[int, int], int] = {}
+    for u in range(n_buckets):
+        for q in range(2, n_nodes + 1):
+            R[u, q] = b.new_bool(("R", u, q))
+            equal(R[u, q], [enc.f[u, q]], ("reach", u, q))
+        for q in range(1, n_nodes + 1):  # ends at q: its flow into q's class terminals
+            L[u, q] = b.new_bool(("L", u, q))
+            equal(L[u, q], [enc.g[u, q, k] for k in range(enc.n_classes)], ("ends", u, q))
+    E = {}
+    for q in internal:
+        for side in (0, 1):
+            E[q, side] = b.new_bool(("E", q, side))
+            either(E[q, side], [R[u, 2 * q + side] for u in range(n_buckets)])
+    Z = {}
+    for q in internal:
+        z = Z[q] = b.new_bool(("Z", q))
+        parts = [E[q, 0], E[q, 1], enc.s[q]]
+        for p in parts:
+            b.clause((-z, p))
+        b.clause(tuple(-p for p in parts) + (z,))
+    T = {}
+    for q in internal:
+        for col in columns:
+            t = T[q, col] = b.new_bool(("T", q, col))
+            es = [enc.e[q, j] for j, c in enumerate(feature_columns) if c == col]
+            b.clause((-t, Z[q]))
+            b.clause([-t] + es)
+            for e in es:
+                b.clause((-Z[q], -e, t))
+    O = {}
+    for q in range(1, n_nodes + 1):
+        O[q] = b.new_bool(("O", q))
+        either(O[q], [L[u, q] for u in range(n_buckets)])
+    counts = tuple(len(bk.rows) for bk in enc.buckets)
+    return TreeStructure(D, R, E, Z, T, counts, L, O, tuple(range(1, n_nodes + 1)), _weights(enc.buckets))
+
+
+def _weights(buckets) -> tuple[Fraction, ...]:
+    return tuple(sum((w for _, w in bk.class_weight), Fraction(0)) for bk in buckets)

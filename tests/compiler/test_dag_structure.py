@@ -44,10 +44,10 @@ def fixed_structure(b: ModelBuilder, nodes, tests, succ):
     for v in nodes:
         if v in reach:
             reach |= set(succ[v])
-    T, arcs, active = {}, [], {}
+    T, arcs, Z = {}, [], {}
     for v in nodes:
-        active[v] = b.new_bool(("active", v))
-        b.clause((active[v] if v in reach else -active[v],))
+        Z[v] = b.new_bool(("Z", v))
+        b.clause((Z[v] if v in reach else -Z[v],))
         for col in COLUMNS:
             T[v, col] = b.new_bool(("T", v, col))
             b.clause((T[v, col] if (v in reach and tests[v] == col) else -T[v, col],))
@@ -55,7 +55,7 @@ def fixed_structure(b: ModelBuilder, nodes, tests, succ):
             lit = b.new_bool(("arc", v, w))
             b.clause((lit if v in reach else -lit,))
             arcs.append((v, w, lit))
-    return DagStructure(tuple(nodes), tuple(arcs), active, T, {}, ())
+    return DagStructure(tuple(nodes), tuple(arcs), Z, T, {}, ())
 
 
 def satisfiable(b: ModelBuilder) -> bool:
