@@ -29,6 +29,8 @@ from .parse import parse_program
 from .program_types import CheckedProgram, LinearConstraint, LinearForm, QuantityRef, TreeSkeleton
 
 _TOL = 1e-6
+#: ``auto`` prefers cp to maxsat from this many distinct training rows (see _preference)
+CP_FROM_BUCKETS = 250
 
 
 @dataclass(frozen=True)
@@ -123,35 +125,46 @@ class Program:
         raise first_error
 
     def _preference(self) -> list[str]:
-        """The registry's order, except that ``cp`` goes before ``maxsat`` when the path
-        encoding carries linear rows with unequal weights (rates and group counts over
-        deduplicated rows): CP-SAT propagates them natively, while MaxSAT needs their BDD
-        encodings (measured on COMPAS with a four-fifths rule: cp 4.6 s, maxsat > 120 s)."""
+        """The registry's order, except that ``cp`` goes before ``maxsat``
+        * when the path encoding carries linear rows with unequal weights (rates and group
+          counts over deduplicated rows): CP-SAT propagates them natively, while MaxSAT
+          needs their BDD encodings (COMPAS with a four-fifths rule: cp 4.6 s, maxsat
+          > 120 s);
+        * or when there are many distinct rows (``CP_FROM_BUCKETS``): RC2's cores grow with
+          the soft clauses, CP-SAT's search does not (spect-heart, 267 rows, depth 2: cp
+          2.0 s, maxsat 3.9 s; Pima with ``uses``, 768 rows: cp 2 s, maxsat > 30 s;
+          heart-cleveland with a group accuracy, 297 rows: cp 15 s, maxsat > 120 s)."""
         order = list(BACKENDS)
         try:
-            rows = self.lowered("paths").model.linears
+            low = self.lowered("paths")
         except UnsupportedConstruct:
             return order
-        if any(len({c for c, _ in r.terms}) > 1 for r in rows) and "cp" in order and "maxsat" in order:
+        weighted = any(len({c for c, _ in r.terms}) > 1 for r in low.model.linears)
+        many = len(getattr(low.encoding, "buckets", ())) >= CP_FROM_BUCKETS
+        if (weighted or many) and "cp" in order and "maxsat" in order:
             order.remove("cp")
             order.insert(order.index("maxsat"), "cp")
         return order
 
     def _check_strategy(self) -> None:
-        """``strategy incremental`` takes exactly: a depth range, ``minimize depth`` alone,
-        and one constraint ``errors <= k`` (or ``errors == 0``)."""
+        """``strategy incremental`` takes exactly: a depth range, ``minimize depth`` alone
+        (DT_depth) or ``minimize depth then nodes`` (DT_size; ``then leaves`` too), and one
+        constraint ``errors <= k`` (or ``errors == 0``)."""
         if self.checked.solve.strategy == "incremental" and self._incremental_bound() is None:
             raise UnsupportedConstruct(
-                "'strategy incremental' (Avellaneda's Algorithm 3) takes a depth range, 'minimize depth' and one "
-                "constraint 'errors <= k' or 'errors == 0'", self.checked.solve.span,
-                "e.g. model tree(depth in 1..10)  minimize depth  subject to { errors == 0 }")
+                "'strategy incremental' (Avellaneda's Algorithm 3) takes a depth range, 'minimize depth' or "
+                "'minimize depth then nodes', and one constraint 'errors <= k' or 'errors == 0'",
+                self.checked.solve.span,
+                "e.g. model tree(depth in 1..10)  minimize depth then nodes  subject to { errors == 0 }")
 
     def _incremental_bound(self) -> Fraction | None:
         c = self.checked
         sk = c.skeleton
         if not isinstance(sk, TreeSkeleton) or sk.depth_range is None or sk.leaves is not None or sk.nodes is not None:
             return None
-        if len(c.objective.levels) != 1 or [q.kind for q, _ in c.objective.levels[0].terms] != ["depth"]:
+        levels = [[(q.kind, q.group, coef > 0) for q, coef in lvl.terms] for lvl in c.objective.levels]
+        if levels not in ([[("depth", None, True)]], [[("depth", None, True)], [("nodes", None, True)]],
+                          [[("depth", None, True)], [("leaves", None, True)]]):
             return None
         if c.splits != "univariate" or len(c.constraints) != 1:
             return None
@@ -224,7 +237,7 @@ class Program:
         program (by re-evaluation), its value is handed to the solver as a cutoff: the
         solver then searches only for strictly better trees, and if there are none, the
         warm start is the proven optimum."""
-        if isinstance(self.checked.skeleton, TreeSkeleton) and self.checked.skeleton.depth_range is not None:
+        if getattr(self.checked.skeleton, "depth_range", None) is not None:  # S3: trees and BDDs
             return self._solve_depth_range(backend, time_limit, threads, seed, verbose, progress, warm_start)
         req = self.checked.solve
         self._check_strategy()
@@ -265,7 +278,7 @@ class Program:
         res = impl.solve(low.model, opts)
         if warm is not None and res.status is Status.INFEASIBLE:  # nothing beats the warm start
             done = BackendResult(Status.OPTIMAL, None, (warm[1],), warm[1], res.seconds,
-                                 res.log + "; the ConTree warm start is optimal (no better tree exists)")
+                                 res.log + "; the warm start is optimal (nothing better exists)")
             return self._result(name, done, None, warm[0])
         if warm is not None and res.values is None:  # time out without a better incumbent
             # the solver's bound holds for trees better than the warm start, so the
@@ -273,7 +286,7 @@ class Program:
             proved = res.bound is not None and res.bound >= warm[1]
             kept = BackendResult(Status.OPTIMAL if proved else Status.FEASIBLE, None, (warm[1],),
                                  warm[1] if proved else res.bound, res.seconds,
-                                 res.log + "; the ConTree warm start is the incumbent")
+                                 res.log + "; the warm start is the incumbent")
             return self._result(name, kept, None, warm[0])
         return self._result(name, res, low)
 
@@ -282,10 +295,16 @@ class Program:
         whose first level is ``depth``. Depths a, a+1, ... are tried in turn, each as the
         program with ``depth <= k`` and the remaining objective levels, until one is
         feasible: that k is the minimum depth (every smaller one was proved infeasible),
-        and the tree found there is optimal for the remaining levels."""
+        and the tree found there is optimal for the remaining levels. ``bdd(depth in a..b)``
+        is Hu's linear search on H for P_bdd (with ``errors == 0``): each k is the BDD
+        program with k levels."""
         c = self.checked
         sk = c.skeleton
-        assert isinstance(sk, TreeSkeleton) and sk.depth_range is not None
+        assert sk.depth_range is not None
+        kind = "tree" if isinstance(sk, TreeSkeleton) else "BDD"
+        if not isinstance(sk, TreeSkeleton) and c.solve.strategy == "incremental":
+            raise UnsupportedConstruct("'strategy incremental' (Avellaneda's Algorithm 3) applies to tree depth "
+                                       "ranges, not to a bdd", c.solve.span, "drop 'strategy incremental'")
         levels = c.objective.levels
         first = levels[0]
         if [q.kind for q, _ in first.terms] != ["depth"] or first.terms[0][1] <= 0:
@@ -319,35 +338,39 @@ class Program:
         if time_limit is not None and time.perf_counter() - clock >= time_limit:
             return SolveResult("unknown", None, None, (), None, None, backend or "auto", time.perf_counter() - clock,
                                None, False, (), None, "depth search: time limit")
-        raise InfeasibleProgram(f"infeasible: no tree of depth at most {high} satisfies the program "
+        raise InfeasibleProgram(f"infeasible: no {kind} of depth at most {high} satisfies the program "
                                 f"(every depth from {low} to {high} was proved infeasible)",
                                 sk.span, "raise the upper end of the depth range or relax a constraint")
 
     def _incremental_depth(self, low: int, high: int, time_limit: float | None, clock: float) -> SolveResult:
-        """DT_depth with Algorithm 3 at each depth (B3)."""
-        from .incremental import incremental_feasible
+        """DT_depth (``minimize depth``) or DT_size (``minimize depth then nodes``) with
+        Algorithm 3 at each depth (B3); DT_size then searches the node count dichotomically
+        on the solver of the minimum depth, under assumptions on the unary counter of
+        Avellaneda's eqs (7)-(10). The log gives the rows and SAT calls each step needed."""
+        from .incremental import dt_depth_size
 
+        self._check_strategy()
         bound = self._incremental_bound()
         assert bound is not None
-        deadline = None if time_limit is None else clock + time_limit
-        used = []
-        for k in range(low, high + 1):
-            res = incremental_feasible(self.checked, k, bound, deadline)
-            used.append(f"depth {k}: {res.rows_used} rows in {res.iterations} SAT calls")
-            if res.timed_out:
-                return SolveResult("unknown", None, None, (), float(k), None, "maxsat-incremental",
-                                   time.perf_counter() - clock, None, False, (), None, "; ".join(used))
-            if res.tree is None:
-                continue
-            ev = evaluate(self.checked, res.tree)
-            value = float(res.tree.depth)
-            verified = ev.feasible and res.tree.depth <= k
-            return SolveResult("optimal", res.tree, value, (value,), float(k), 0.0, "maxsat-incremental",
-                               time.perf_counter() - clock, ev.train_errors, verified, ev.constraints,
-                               ev.train_errors, "; ".join(used), ev)
-        raise InfeasibleProgram(f"infeasible: no tree of depth at most {high} satisfies the program "
-                                f"(every depth from {low} to {high} was proved infeasible, incrementally)",
-                                self.checked.skeleton.span, "raise the upper end of the depth range")
+        if time_limit is None:
+            time_limit = self.checked.solve.options.get("time_limit")
+        deadline = None if time_limit is None else clock + float(time_limit)
+        size = len(self.checked.objective.levels) == 2
+        out = dt_depth_size(self.checked, low, high, bound, size, deadline)
+        seconds = time.perf_counter() - clock
+        if out.tree is None and out.optimal:
+            raise InfeasibleProgram(f"infeasible: no tree of depth at most {high} satisfies the program "
+                                    f"(every depth from {low} to {high} was proved infeasible, incrementally)",
+                                    self.checked.skeleton.span, "raise the upper end of the depth range")
+        if out.tree is None:  # time limit before any tree: the depths below were proved infeasible
+            return SolveResult("unknown", None, None, (), float(out.lower), None, "maxsat-incremental", seconds,
+                               None, False, (), None, out.log)
+        ev = evaluate(self.checked, out.tree)
+        levels = tuple(float(v) for v in ev.objective)
+        verified = ev.feasible and out.tree.depth <= out.depth
+        return SolveResult("optimal" if out.optimal else "feasible", out.tree, levels[0], levels, levels[0], 0.0,
+                           "maxsat-incremental", seconds, ev.train_errors, verified, ev.constraints,
+                           ev.train_errors, out.log, ev)
 
     def explain(self, backend: str | None = None, time_limit: float | None = None) -> list[tuple[str, Any]]:
         """For an infeasible program: a minimal set of its own constraints (and skeleton
@@ -391,9 +414,16 @@ class Program:
 
     def _warm_start(self, opts: SolveOptions) -> tuple[Tree, Fraction] | None:
         """The ConTree tree of the relaxation, with its objective value, if it satisfies the
-        program and the objective has a single level (else None)."""
+        program and the objective has a single level (else None). A diagram skeleton with
+        univariate splits gets Florio's greedy construction instead (``diagram_greedy``)."""
         c = self.checked
         sk = c.skeleton
+        from .program_types import DiagramSkeleton
+
+        if isinstance(sk, DiagramSkeleton) and c.splits == "univariate" and len(c.objective.levels) == 1:
+            from .diagram_greedy import warm_start as diagram_warm_start
+
+            return diagram_warm_start(c, 2.0 if opts.time_limit is None else min(2.0, 0.1 * opts.time_limit))
         if not isinstance(sk, TreeSkeleton) or sk.depth_range is not None or c.splits != "univariate" \
                 or len(c.objective.levels) != 1:
             return None

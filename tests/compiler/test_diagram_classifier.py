@@ -9,7 +9,7 @@ import pytest
 
 from odt.compiler.classifier import Leaf, Split, Tree, load_classifier
 from odt.compiler.data import Feature, table_from_python
-from odt.compiler.diagram import DNode, Diagram, compact_diagram, drop_unvisited, leaf_ref
+from odt.compiler.diagram import DNode, Diagram, compact_diagram, leaf_ref
 from odt.compiler.render import to_svg
 
 A, B, C = (Feature(n, "binary") for n in "abc")
@@ -125,11 +125,3 @@ def test_a_one_class_diagram_is_a_leaf():
     assert d.to_text() == "predict y"
     ET.fromstring(d.to_svg())
 
-
-def test_dropping_unvisited_nodes_keeps_visited_one_sided_nodes():
-    # rows never have a = 1: n1 is unvisited and goes; the root stays although its rows
-    # all take one side (the solver counted it)
-    Xb = np.array([[0, 0], [0, 1]], dtype=bool)
-    d = drop_unvisited(xor_diagram(), Xb)
-    assert d.n_nodes == 2 and d.root == 0
-    assert (d.predict_binary(Xb) == xor_diagram().predict_binary(Xb)).all()
