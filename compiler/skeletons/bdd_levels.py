@@ -47,7 +47,7 @@ import numpy as np
 
 from ..encode import pb
 from ..ir import ModelBuilder
-from .tree_paths import Bucket
+from .tree_paths import Bucket, class_literals, soft_errors
 
 ONE = Fraction(1)
 BIASES = ("C", "P", "S")
@@ -71,13 +71,7 @@ class BddLevelsEncoding:
 
     def errors(self, rows_mask: np.ndarray | None = None) -> tuple[list[tuple[Fraction, int]], Fraction]:
         """errors(G) = sum over buckets in G of weight(u, c) * not ok[u, c]."""
-        out = []
-        for u, bk in enumerate(self.buckets):
-            if rows_mask is not None and not rows_mask[bk.rows[0]]:
-                continue
-            for c, w in bk.class_weight:
-                out.append((w, -self.ok[u, c]))
-        return out, Fraction(0)
+        return soft_errors(self.buckets, self.ok, rows_mask)
 
     def prediction(self, u: int, k: int) -> tuple[list[tuple[Fraction, int]], Fraction]:
         """"Bucket u is predicted class k" as a linear form (the skeleton's prediction handle)."""
@@ -138,16 +132,7 @@ def encode_bdd(b: ModelBuilder, depth: int, features: list[int], buckets: tuple[
     A = {(i, p): b.new_bool(("A", i, p)) for i in range(H) for p in range(n_pos)}
     D = {(u, i): b.new_bool(("D", u, i)) for u in range(len(buckets)) for i in range(H)}
     two = n_classes == 2
-    if two:
-        C = {}
-        for j in range(cells):
-            lit = b.new_bool(("C", j, 1))
-            C[j, 1], C[j, 0] = lit, -lit
-    else:
-        C = {(j, c): b.new_bool(("C", j, c)) for j in range(cells) for c in range(n_classes)}
-        for j in range(cells):  # a cell has exactly one class
-            b.clause(C[j, c] for c in range(n_classes))
-            b.clauses(pb.at_most([(1, C[j, c]) for c in range(n_classes)], 1, new_var))
+    C = class_literals(b, cells, n_classes)  # one class per truth-table cell (multiclass: ours)
     ok = {(u, c): b.new_bool(("ok", u, c)) for u, bk in enumerate(buckets) for c, _ in bk.class_weight}
 
     for i in range(H):  # (2) exactly one feature per level

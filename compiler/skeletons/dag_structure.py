@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from itertools import combinations
 from math import gcd, lcm
-from typing import Protocol
+from typing import Callable, Protocol
 
 from ..ir import ModelBuilder
 
@@ -90,6 +90,22 @@ class DagStructure:
 
     def tests(self, v: int, column: str) -> int | None:
         return self.T.get((v, column))
+
+
+def define_tests(b: ModelBuilder, nodes, columns: list[str], Z: dict[int, int],
+                 selectors: Callable[[int, str], list[int]]) -> dict[tuple[int, str], int]:
+    """T[q, col] <-> Z[q] and one of ``selectors(q, col)`` (the literals "q tests a feature
+    of col"): the node-tests-column handle, the same for every encoding."""
+    T = {}
+    for q in nodes:
+        for col in columns:
+            t = T[q, col] = b.new_bool(("tests", q, col))
+            sel = selectors(q, col)
+            b.clause((-t, Z[q]))
+            b.clause([-t] + sel)
+            for x in sel:
+                b.clause((-Z[q], -x, t))
+    return T
 
 
 def _potential(b: ModelBuilder, st: PathView, tag: str, states: list) -> dict:

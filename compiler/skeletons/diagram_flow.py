@@ -196,7 +196,7 @@ class DiagramFlowEncoding:
 
         ``feature_columns[j]`` is the column of kept feature j; ``columns`` are the
         columns constraints mention."""
-        from .dag_structure import DagStructure
+        from .dag_structure import DagStructure, define_tests
 
         assert self.planes is None, "structure handles are built for univariate splits"
         n_buckets = len(self.buckets)
@@ -248,15 +248,8 @@ class DiagramFlowEncoding:
                 lit = b.new_bool(("arc", v, x))
                 either(lit, sides)
                 arcs.append((v, x, lit))
-        T: dict[tuple[int, str], int] = {}
-        for v in slots:
-            for col in columns:
-                lits = [self.e[v, j, s] for j, c in enumerate(feature_columns) for s in SIDES if c == col]
-                t = T[v, col] = b.new_bool(("T", v, col))
-                b.clause((-t, Z[v]))
-                b.clause([-t] + lits)
-                for e in lits:
-                    b.clause((-Z[v], -e, t))
+        T = define_tests(b, slots, columns, Z, lambda v, col: [
+            self.e[v, j, s] for j, c in enumerate(feature_columns) for s in SIDES if c == col])
         self._no_idle_decisions(b, H, Z)
         counts = tuple(len(bk.rows) for bk in self.buckets)
         weights = tuple(sum((wt for _, wt in bk.class_weight), Fraction(0)) for bk in self.buckets)

@@ -90,9 +90,9 @@ import numpy as np
 from ..diagram import Diagram, DNode, compact_diagram, leaf_class, leaf_ref
 from ..encode.pb import at_most
 from ..ir import ModelBuilder
-from .dag_structure import DagStructure
+from .dag_structure import DagStructure, define_tests
 from .diagram_flow import effective_widths
-from .tree_paths import Bucket
+from .tree_paths import Bucket, soft_errors
 
 BOTTOM = -1  # the pass-through pseudo-feature (every row takes the false side)
 ONE = Fraction(1)
@@ -124,13 +124,7 @@ class DiagramLayersEncoding:
 
     def errors(self, rows_mask: np.ndarray | None = None) -> tuple[list[tuple[Fraction, int]], Fraction]:
         """errors(G) = sum over buckets in G of weight(u, c) * not ok[u, c]."""
-        out = []
-        for u, b in enumerate(self.buckets):
-            if rows_mask is not None and not rows_mask[b.rows[0]]:
-                continue
-            for c, w in b.class_weight:
-                out.append((w, -self.ok[u, c]))
-        return out, Fraction(0)
+        return soft_errors(self.buckets, self.ok, rows_mask)
 
     def prediction(self, u: int, k: int) -> tuple[list[tuple[Fraction, int]], Fraction]:
         """"Bucket u is predicted class k" as a linear form: the literal T[u, k]."""
@@ -167,15 +161,8 @@ class DiagramLayersEncoding:
                 used = b.new_aux(f"used_{v}_{w}")
                 b.clauses([(-q, used) for q in qs] + [[-used] + qs])
                 arcs.append((v, w, used))
-        T: dict[tuple[int, str], int] = {}
-        for v in range(self.n_slots):
-            for col in columns:
-                t = T[v, col] = b.new_aux(f"tests_{v}_{col}")
-                fs = [self.F[v, p] for p, c in enumerate(feature_columns) if c == col]
-                b.clause((-t, Z[v]))
-                b.clause([-t] + fs)
-                for f in fs:
-                    b.clause((-Z[v], -f, t))
+        T = define_tests(b, range(self.n_slots), columns, Z,
+                         lambda v, col: [self.F[v, p] for p, c in enumerate(feature_columns) if c == col])
         weights = tuple(sum((w for _, w in bk.class_weight), Fraction(0)) for bk in self.buckets)
         return DagStructure(tuple(range(self.n_slots)), tuple(arcs), dict(Z), T, dict(self.R),
                             tuple(len(bk.rows) for bk in self.buckets), weights)

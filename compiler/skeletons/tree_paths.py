@@ -74,13 +74,7 @@ class TreePathsEncoding:
 
     def errors(self, rows_mask: np.ndarray | None = None) -> tuple[list[tuple[Fraction, int]], Fraction]:
         """errors(G) = sum over buckets in G of weight(u, c) * not ok[u, c]."""
-        out = []
-        for u, b in enumerate(self.buckets):
-            if rows_mask is not None and not rows_mask[b.rows[0]]:
-                continue
-            for c, w in b.class_weight:
-                out.append((w, -self.ok[u, c]))
-        return out, Fraction(0)
+        return soft_errors(self.buckets, self.ok, rows_mask)
 
     def prediction(self, u: int, k: int) -> tuple[list[tuple[Fraction, int]], Fraction]:
         """"Bucket u is predicted class k" as a linear form (the skeleton's prediction handle)."""
@@ -111,6 +105,38 @@ class TreePathsEncoding:
         rows = np.array(sorted(r for bk in self.buckets for r in bk.rows), dtype=np.int64)
         return finish(build(1), [data.features[f] for f in self.features], data, rows, input_columns,
                       merge=self.merge_leaves)
+
+
+def class_literals(b: ModelBuilder, n_cells: int, n_classes: int) -> dict[tuple[int, int], int]:
+    """C[v, c]: cell v (a leaf, a truth-table cell) predicts class c, exactly one class per
+    cell; for two classes one variable per cell (C[v, 0] = -C[v, 1])."""
+    if n_classes == 2:
+        C = {}
+        for v in range(n_cells):
+            lit = b.new_bool(("C", v, 1))
+            C[v, 1], C[v, 0] = lit, -lit
+        return C
+    C = {(v, c): b.new_bool(("C", v, c)) for v in range(n_cells) for c in range(n_classes)}
+    for v in range(n_cells):
+        b.clause(C[v, c] for c in range(n_classes))
+        for c1 in range(n_classes):
+            for c2 in range(c1 + 1, n_classes):
+                b.clause((-C[v, c1], -C[v, c2]))
+    return C
+
+
+def soft_errors(buckets: tuple[Bucket, ...], ok: dict[tuple[int, int], int],
+                rows_mask: np.ndarray | None = None) -> tuple[list[tuple[Fraction, int]], Fraction]:
+    """errors(G) over soft literals: sum over the buckets in G of weight(u, c) * not ok[u, c],
+    where ok[u, c] says the class-c rows of bucket u are classified correctly (the soft
+    clauses of every clause-based encoding: Avellaneda's (5)-(6), Hu's (8)-(9))."""
+    out = []
+    for u, bk in enumerate(buckets):
+        if rows_mask is not None and not rows_mask[bk.rows[0]]:
+            continue
+        for c, w in bk.class_weight:
+            out.append((w, -ok[u, c]))
+    return out, Fraction(0)
 
 
 def make_buckets(X: np.ndarray, y: np.ndarray, w: np.ndarray, features: list[int] | None,
@@ -173,18 +199,7 @@ def encode_tree(b: ModelBuilder, depth: int, features: list[int], buckets: tuple
     positions = list(range(len(features))) + [BOTTOM]
     F = {(q, p): b.new_bool(("F", q, p)) for q in range(1, n_internal + 1) for p in positions}
     X = {(u, j): b.new_bool(("X", u, j)) for u in range(len(buckets)) for j in range(depth)}
-    if n_classes == 2:
-        C = {}
-        for v in range(n_leaves):
-            lit = b.new_bool(("C", v, 1))
-            C[v, 1], C[v, 0] = lit, -lit
-    else:
-        C = {(v, c): b.new_bool(("C", v, c)) for v in range(n_leaves) for c in range(n_classes)}
-        for v in range(n_leaves):  # a leaf predicts exactly one class
-            b.clause(C[v, c] for c in range(n_classes))
-            for c1 in range(n_classes):
-                for c2 in range(c1 + 1, n_classes):
-                    b.clause((-C[v, c1], -C[v, c2]))
+    C = class_literals(b, n_leaves, n_classes)
     U = {v: b.new_bool(("U", v)) for v in range(n_leaves)} if count_size else {}
     if count_size:  # a tree has at least one leaf, even when no row carries weight
         b.clause(U[v] for v in range(n_leaves))

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..ir import ModelBuilder, Origin
+from .dag_structure import define_tests
 from .tree_flow import TreeFlowEncoding
 from .tree_paths import BOTTOM, TreePathsEncoding
 
@@ -120,15 +121,8 @@ def add_structure(b: ModelBuilder, enc: TreePathsEncoding, columns: list[str], f
         for p in parts:
             b.clause((-z, p))
         b.clause(tuple(-p for p in parts) + (z,))
-    T = {}
-    for q in range(1, 1 << D):
-        for col in columns:
-            t = T[q, col] = b.new_bool(("T", q, col))
-            fs = [enc.F[q, p] for p, c in enumerate(feature_columns) if c == col]
-            b.clause((-t, Z[q]))
-            b.clause([-t] + fs)
-            for f in fs:
-                b.clause((-Z[q], -f, t))
+    T = define_tests(b, range(1, 1 << D), columns, Z,
+                     lambda q, col: [enc.F[q, p] for p, c in enumerate(feature_columns) if c == col])
     counts = tuple(len(bk.rows) for bk in enc.buckets)
     leaves = tuple(range(1 << D, 1 << (D + 1)))
     L = {(u, q): R[u, q] for u in range(len(enc.buckets)) for q in leaves}
@@ -177,15 +171,8 @@ def add_structure_flow(b: ModelBuilder, enc: TreeFlowEncoding, columns: list[str
         for p in parts:
             b.clause((-z, p))
         b.clause(tuple(-p for p in parts) + (z,))
-    T = {}
-    for q in internal:
-        for col in columns:
-            t = T[q, col] = b.new_bool(("T", q, col))
-            es = [enc.e[q, j] for j, c in enumerate(feature_columns) if c == col]
-            b.clause((-t, Z[q]))
-            b.clause([-t] + es)
-            for e in es:
-                b.clause((-Z[q], -e, t))
+    T = define_tests(b, internal, columns, Z,
+                     lambda q, col: [enc.e[q, j] for j, c in enumerate(feature_columns) if c == col])
     O = {}
     for q in range(1, n_nodes + 1):
         O[q] = b.new_bool(("O", q))
