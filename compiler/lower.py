@@ -36,7 +36,7 @@ from .program_types import (
     StructuralConstraint,
     TreeSkeleton,
 )
-from .skeletons.tree_flow import HyperplaneInputs, TreeFlowEncoding, encode_tree_flow
+from .skeletons.tree_flow import HyperplaneInputs, encode_tree_flow
 from .skeletons.tree_paths import TreePathsEncoding, encode_tree, make_buckets, useful_features
 from .skeletons.tree_structure import add_structure, add_structure_flow
 
@@ -192,7 +192,6 @@ def _lower(program: CheckedProgram, encoding: str, backend: str | None = None) -
     through the encoding's handles."""
     refuse_unlowered(program)
     sk = program.skeleton
-    data = program.dataset
     forms = list(program.objective.levels) + [c.form for c in program.constraints
                                               if isinstance(c, LinearConstraint) and c.scope is None]
     kinds = set().union(*(f.kinds() for f in forms)) if forms else set()

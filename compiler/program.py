@@ -8,78 +8,31 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable
 
 from odt.backends import BACKENDS, capabilities, get_backend
-from odt.backends.dp import DpBackend, fragment_error
+from odt.backends.dp import fragment_error
 from odt.backends.base import Artifact, BackendResult, Progress, SolveOptions, Status
 
 from . import ir
 from .check import check, load_table
-from .classifier import Tree
 from .data import table_from_python
 from .encode import objective as objective_enc
 from .errors import InfeasibleProgram, OdtError, UnsupportedConstruct
-from .evaluate import ConstraintCheck, Evaluation, evaluate
+from .depth_search import solve_depth_range
+from .evaluate import evaluate
+from .explain import minimal_conflict
 from .lower import Lowered, lower
 from .parse import parse_program
-from .program_types import CheckedProgram, LinearConstraint, LinearForm, QuantityRef, TreeSkeleton
+from .program_types import CheckedProgram, LinearConstraint, TreeSkeleton
+from .result import Classifier, SolveResult
+from .warm_start import warm_start as warm_start_of
 
 _TOL = 1e-6
 #: ``auto`` prefers cp to maxsat from this many distinct training rows (see _preference)
 CP_FROM_BUCKETS = 250
-
-
-@dataclass(frozen=True)
-class SolveResult:
-    status: str
-    classifier: Tree | None
-    objective: float | None  # first level, in the user's sense (maximize shows the maximum)
-    objective_levels: tuple[float, ...]
-    bound: float | None
-    gap: float | None
-    backend: str
-    seconds: float
-    train_errors: float | None
-    verified: bool
-    constraints: tuple[ConstraintCheck, ...]
-    solver_errors: float | None
-    log: str = ""
-    evaluation: Evaluation | None = field(default=None, repr=False)
-
-    @property
-    def report(self) -> str:
-        """A human-readable summary of the solve and its re-verification."""
-        lines = [f"status      {self.status}", f"backend     {self.backend}", f"time        {self.seconds:.2f} s"]
-        if self.objective is not None:
-            lines.append(f"objective   {_fmt(self.objective)}" + (
-                f"  (levels: {', '.join(_fmt(v) for v in self.objective_levels)})" if len(self.objective_levels) > 1 else ""))
-        if self.bound is not None:
-            lines.append(f"bound       {_fmt(self.bound)}" + (f"  gap {self.gap:.2%}" if self.gap is not None else ""))
-        if self.train_errors is not None:
-            lines.append(f"errors      {_fmt(self.train_errors)} (recomputed in numpy; solver said {_fmt(self.solver_errors)})")
-        for c in self.constraints:
-            lines.append(f"constraint  {c.text}: {_fmt(c.value)} {c.op} {_fmt(c.bound)}  {'holds' if c.holds else 'VIOLATED'}")
-        lines.append(f"verified    {'yes' if self.verified else 'NO'}")
-        return "\n".join(lines)
-
-    def as_dict(self) -> dict:
-        return {
-            "status": self.status, "objective": self.objective, "objective_levels": list(self.objective_levels),
-            "bound": self.bound, "gap": self.gap, "backend": self.backend, "seconds": round(self.seconds, 4),
-            "train_errors": self.train_errors, "verified": self.verified,
-            "constraints": [c.as_dict() for c in self.constraints],
-            "classifier": self.classifier.to_json() if self.classifier is not None else None,
-        }
-
-
-def _fmt(x: float | None) -> str:
-    if x is None:
-        return "-"
-    return str(int(x)) if float(x).is_integer() else f"{x:.6g}"
 
 
 class Program:
@@ -238,7 +191,7 @@ class Program:
         solver then searches only for strictly better trees, and if there are none, the
         warm start is the proven optimum."""
         if getattr(self.checked.skeleton, "depth_range", None) is not None:  # S3: trees and BDDs
-            return self._solve_depth_range(backend, time_limit, threads, seed, verbose, progress, warm_start)
+            return solve_depth_range(self, backend, time_limit, threads, seed, verbose, progress, warm_start)
         req = self.checked.solve
         self._check_strategy()
         if req.strategy == "incremental":
@@ -268,7 +221,7 @@ class Program:
         low = self.lowered_for(name)
         self._capabilities(name, low)
         started = time.perf_counter()
-        warm = self._warm_start(opts) if warm_start else None
+        warm = warm_start_of(self.checked, opts) if warm_start else None
         if opts.time_limit is not None:  # the warm start's time comes out of the budget
             opts = dataclasses.replace(opts, time_limit=max(0.05, opts.time_limit - (time.perf_counter() - started)))
         if warm is not None:
@@ -290,151 +243,14 @@ class Program:
             return self._result(name, kept, None, warm[0])
         return self._result(name, res, low)
 
-    def _solve_depth_range(self, backend, time_limit, threads, seed, verbose, progress, warm_start) -> SolveResult:
-        """S3, Avellaneda's DT_depth / DT_size: ``tree(depth in a..b)`` with an objective
-        whose first level is ``depth``. Depths a, a+1, ... are tried in turn, each as the
-        program with ``depth <= k`` and the remaining objective levels, until one is
-        feasible: that k is the minimum depth (every smaller one was proved infeasible),
-        and the tree found there is optimal for the remaining levels. ``bdd(depth in a..b)``
-        is Hu's linear search on H for P_bdd (with ``errors == 0``): each k is the BDD
-        program with k levels."""
-        c = self.checked
-        sk = c.skeleton
-        assert sk.depth_range is not None
-        kind = "tree" if isinstance(sk, TreeSkeleton) else "BDD"
-        if not isinstance(sk, TreeSkeleton) and c.solve.strategy == "incremental":
-            raise UnsupportedConstruct("'strategy incremental' (Avellaneda's Algorithm 3) applies to tree depth "
-                                       "ranges, not to a bdd", c.solve.span, "drop 'strategy incremental'")
-        levels = c.objective.levels
-        first = levels[0]
-        if [q.kind for q, _ in first.terms] != ["depth"] or first.terms[0][1] <= 0:
-            raise UnsupportedConstruct("a depth range needs 'minimize depth' (optionally 'then ...') as its objective",
-                                       c.objective.span, "e.g. minimize depth then nodes")
-        rest = levels[1:] or (LinearForm.of(QuantityRef("errors")),)
-        low, high = sk.depth_range
-        clock = time.perf_counter()
-        if c.solve.strategy == "incremental":
-            return self._incremental_depth(low, high, time_limit, clock)
-        for k in range(low, high + 1):
-            remaining = None if time_limit is None else time_limit - (time.perf_counter() - clock)
-            if remaining is not None and remaining <= 0:
-                break
-            sub = Program(dataclasses.replace(
-                c, skeleton=dataclasses.replace(sk, depth=k, depth_range=None),
-                objective=dataclasses.replace(c.objective, levels=tuple(rest))))
-            try:
-                res = sub.solve(backend, remaining, threads, seed, verbose, progress, warm_start)
-            except InfeasibleProgram:
-                continue
-            if res.classifier is None:
-                break
-            depth = float(res.classifier.depth)
-            value = float(first.terms[0][1]) * depth + float(first.constant)
-            status = res.status if res.classifier.depth == k or res.status != "optimal" else "optimal"
-            return dataclasses.replace(res, status=status, objective=value,
-                                       objective_levels=(value,) + (res.objective_levels if levels[1:] else ()),
-                                       seconds=time.perf_counter() - clock,
-                                       log=f"depth search: depths {low}..{k - 1} infeasible; " + res.log)
-        if time_limit is not None and time.perf_counter() - clock >= time_limit:
-            return SolveResult("unknown", None, None, (), None, None, backend or "auto", time.perf_counter() - clock,
-                               None, False, (), None, "depth search: time limit")
-        raise InfeasibleProgram(f"infeasible: no {kind} of depth at most {high} satisfies the program "
-                                f"(every depth from {low} to {high} was proved infeasible)",
-                                sk.span, "raise the upper end of the depth range or relax a constraint")
-
-    def _incremental_depth(self, low: int, high: int, time_limit: float | None, clock: float) -> SolveResult:
-        """DT_depth (``minimize depth``) or DT_size (``minimize depth then nodes``) with
-        Algorithm 3 at each depth (B3); DT_size then searches the node count dichotomically
-        on the solver of the minimum depth, under assumptions on the unary counter of
-        Avellaneda's eqs (7)-(10). The log gives the rows and SAT calls each step needed."""
-        from .incremental import dt_depth_size
-
-        self._check_strategy()
-        bound = self._incremental_bound()
-        assert bound is not None
-        if time_limit is None:
-            time_limit = self.checked.solve.options.get("time_limit")
-        deadline = None if time_limit is None else clock + float(time_limit)
-        size = len(self.checked.objective.levels) == 2
-        out = dt_depth_size(self.checked, low, high, bound, size, deadline)
-        seconds = time.perf_counter() - clock
-        if out.tree is None and out.optimal:
-            raise InfeasibleProgram(f"infeasible: no tree of depth at most {high} satisfies the program "
-                                    f"(every depth from {low} to {high} was proved infeasible, incrementally)",
-                                    self.checked.skeleton.span, "raise the upper end of the depth range")
-        if out.tree is None:  # time limit before any tree: the depths below were proved infeasible
-            return SolveResult("unknown", None, None, (), float(out.lower), None, "maxsat-incremental", seconds,
-                               None, False, (), None, out.log)
-        ev = evaluate(self.checked, out.tree)
-        levels = tuple(float(v) for v in ev.objective)
-        verified = ev.feasible and out.tree.depth <= out.depth
-        return SolveResult("optimal" if out.optimal else "feasible", out.tree, levels[0], levels, levels[0], 0.0,
-                           "maxsat-incremental", seconds, ev.train_errors, verified, ev.constraints,
-                           ev.train_errors, out.log, ev)
-
     def explain(self, backend: str | None = None, time_limit: float | None = None) -> list[tuple[str, Any]]:
         """For an infeasible program: a minimal set of its own constraints (and skeleton
-        size limits) that cannot hold together, as (source text, span) pairs. Deletion
-        based: drop each constraint in turn and keep it out while the rest stays
-        infeasible. Returns [] when the program is feasible."""
-        c = self.checked
-        sk = c.skeleton
-        items: list[tuple[str, Any, Any]] = [("constraint", k, k) for k in c.constraints]
-        if isinstance(sk, TreeSkeleton) and (sk.leaves is not None or sk.nodes is not None):
-            items.append(("size", "size", sk))
+        size limits) that cannot hold together, as (source text, span) pairs; [] when the
+        program is feasible (``explain.minimal_conflict``)."""
+        return minimal_conflict(self, backend, time_limit)
 
-        def infeasible(keep: list) -> bool:
-            constraints = tuple(k for kind, k, _ in keep if kind == "constraint")
-            skel = sk
-            if isinstance(sk, TreeSkeleton) and not any(kind == "size" for kind, _, _ in keep):
-                skel = dataclasses.replace(sk, leaves=None, nodes=None)
-            sub = Program(dataclasses.replace(c, constraints=constraints, skeleton=skel))
-            try:
-                sub.solve(backend=backend if backend and backend != "dp" else None, time_limit=time_limit,
-                          warm_start=True)
-            except InfeasibleProgram:
-                return True
-            return False
-
-        if not infeasible(items):
-            return []
-        core = list(items)
-        for item in list(items):
-            trial = [x for x in core if x is not item]
-            if infeasible(trial):
-                core = trial
-        out = []
-        for kind, k, obj in core:
-            if kind == "constraint":
-                out.append((k.span.quote() if k.span else str(k), k.span))
-            else:
-                limits = [f"{n} <= {v}" for n, v in (("leaves", obj.leaves), ("nodes", obj.nodes)) if v is not None]
-                out.append((", ".join(limits) + " (model)", obj.span))
-        return out
-
-    def _warm_start(self, opts: SolveOptions) -> tuple[Tree, Fraction] | None:
-        """The ConTree tree of the relaxation, with its objective value, if it satisfies the
-        program and the objective has a single level (else None). A diagram skeleton with
-        univariate splits gets Florio's greedy construction instead (``diagram_greedy``)."""
-        c = self.checked
-        sk = c.skeleton
-        from .program_types import DiagramSkeleton
-
-        if isinstance(sk, DiagramSkeleton) and c.splits == "univariate" and len(c.objective.levels) == 1:
-            from .diagram_greedy import warm_start as diagram_warm_start
-
-            return diagram_warm_start(c, 2.0 if opts.time_limit is None else min(2.0, 0.1 * opts.time_limit))
-        if not isinstance(sk, TreeSkeleton) or sk.depth_range is not None or c.splits != "univariate" \
-                or len(c.objective.levels) != 1:
-            return None
-        budget = 2.0 if opts.time_limit is None else min(2.0, 0.1 * opts.time_limit)
-        tree, _ = DpBackend().relaxation(c, budget)
-        ev = evaluate(c, tree)
-        if not ev.feasible:
-            return None
-        return tree, Fraction(ev.objective[0]).limit_denominator(10**9)
-
-    def _result(self, backend: str, res: BackendResult, low: Lowered | None, tree: Tree | None = None) -> SolveResult:
+    def _result(self, backend: str, res: BackendResult, low: Lowered | None,
+                tree: Classifier | None = None) -> SolveResult:
         maximized = self.checked.objective.maximized
         sign = -1.0 if maximized else 1.0
         if res.status is Status.INFEASIBLE:

@@ -282,7 +282,6 @@ class DiagramFlowEncoding:
                         if u == w:
                             b.clause(base + (-lit, nxt(x, t)))
         for v in range(self.n_nodes):
-            reach: dict[int, list[tuple[int, ...]]] = {}  # target -> per side, the conditions to meet it
             side_of: dict[tuple[int, int], int] = {}
             for s in SIDES:
                 for w in self.succ[v]:

@@ -1,0 +1,99 @@
+"""S3: a depth range searched from its low end (Avellaneda's DT_depth / DT_size; Hu's
+linear search on H for BDDs), and the incremental strategy (B3, Algorithm 3)."""
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import TYPE_CHECKING
+
+from .errors import InfeasibleProgram, UnsupportedConstruct
+from .evaluate import evaluate
+from .program_types import LinearForm, QuantityRef, TreeSkeleton
+from .result import SolveResult
+
+if TYPE_CHECKING:
+    from .program import Program
+
+
+def solve_depth_range(program: "Program", backend, time_limit, threads, seed, verbose, progress,
+                      warm_start) -> SolveResult:
+    """S3, Avellaneda's DT_depth / DT_size: ``tree(depth in a..b)`` with an objective
+    whose first level is ``depth``. Depths a, a+1, ... are tried in turn, each as the
+    program with ``depth <= k`` and the remaining objective levels, until one is
+    feasible: that k is the minimum depth (every smaller one was proved infeasible),
+    and the tree found there is optimal for the remaining levels. ``bdd(depth in a..b)``
+    is Hu's linear search on H for P_bdd (with ``errors == 0``): each k is the BDD
+    program with k levels."""
+    c = program.checked
+    sk = c.skeleton
+    assert sk.depth_range is not None
+    kind = "tree" if isinstance(sk, TreeSkeleton) else "BDD"
+    if not isinstance(sk, TreeSkeleton) and c.solve.strategy == "incremental":
+        raise UnsupportedConstruct("'strategy incremental' (Avellaneda's Algorithm 3) applies to tree depth "
+                                   "ranges, not to a bdd", c.solve.span, "drop 'strategy incremental'")
+    levels = c.objective.levels
+    first = levels[0]
+    if [q.kind for q, _ in first.terms] != ["depth"] or first.terms[0][1] <= 0:
+        raise UnsupportedConstruct("a depth range needs 'minimize depth' (optionally 'then ...') as its objective",
+                                   c.objective.span, "e.g. minimize depth then nodes")
+    rest = levels[1:] or (LinearForm.of(QuantityRef("errors")),)
+    low, high = sk.depth_range
+    clock = time.perf_counter()
+    if c.solve.strategy == "incremental":
+        return incremental_depth(program, low, high, time_limit, clock)
+    for k in range(low, high + 1):
+        remaining = None if time_limit is None else time_limit - (time.perf_counter() - clock)
+        if remaining is not None and remaining <= 0:
+            break
+        sub = type(program)(dataclasses.replace(
+            c, skeleton=dataclasses.replace(sk, depth=k, depth_range=None),
+            objective=dataclasses.replace(c.objective, levels=tuple(rest))))
+        try:
+            res = sub.solve(backend, remaining, threads, seed, verbose, progress, warm_start)
+        except InfeasibleProgram:
+            continue
+        if res.classifier is None:
+            break
+        depth = float(res.classifier.depth)
+        value = float(first.terms[0][1]) * depth + float(first.constant)
+        status = res.status if res.classifier.depth == k or res.status != "optimal" else "optimal"
+        return dataclasses.replace(res, status=status, objective=value,
+                                   objective_levels=(value,) + (res.objective_levels if levels[1:] else ()),
+                                   seconds=time.perf_counter() - clock,
+                                   log=f"depth search: depths {low}..{k - 1} infeasible; " + res.log)
+    if time_limit is not None and time.perf_counter() - clock >= time_limit:
+        return SolveResult("unknown", None, None, (), None, None, backend or "auto", time.perf_counter() - clock,
+                           None, False, (), None, "depth search: time limit")
+    raise InfeasibleProgram(f"infeasible: no {kind} of depth at most {high} satisfies the program "
+                            f"(every depth from {low} to {high} was proved infeasible)",
+                            sk.span, "raise the upper end of the depth range or relax a constraint")
+
+def incremental_depth(program: "Program", low: int, high: int, time_limit: float | None, clock: float) -> SolveResult:
+    """DT_depth (``minimize depth``) or DT_size (``minimize depth then nodes``) with
+    Algorithm 3 at each depth (B3); DT_size then searches the node count dichotomically
+    on the solver of the minimum depth, under assumptions on the unary counter of
+    Avellaneda's eqs (7)-(10). The log gives the rows and SAT calls each step needed."""
+    from .incremental import dt_depth_size
+
+    program._check_strategy()
+    bound = program._incremental_bound()
+    assert bound is not None
+    if time_limit is None:
+        time_limit = program.checked.solve.options.get("time_limit")
+    deadline = None if time_limit is None else clock + float(time_limit)
+    size = len(program.checked.objective.levels) == 2
+    out = dt_depth_size(program.checked, low, high, bound, size, deadline)
+    seconds = time.perf_counter() - clock
+    if out.tree is None and out.optimal:
+        raise InfeasibleProgram(f"infeasible: no tree of depth at most {high} satisfies the program "
+                                f"(every depth from {low} to {high} was proved infeasible, incrementally)",
+                                program.checked.skeleton.span, "raise the upper end of the depth range")
+    if out.tree is None:  # time limit before any tree: the depths below were proved infeasible
+        return SolveResult("unknown", None, None, (), float(out.lower), None, "maxsat-incremental", seconds,
+                           None, False, (), None, out.log)
+    ev = evaluate(program.checked, out.tree)
+    levels = tuple(float(v) for v in ev.objective)
+    verified = ev.feasible and out.tree.depth <= out.depth
+    return SolveResult("optimal" if out.optimal else "feasible", out.tree, levels[0], levels, levels[0], 0.0,
+                       "maxsat-incremental", seconds, ev.train_errors, verified, ev.constraints,
+                       ev.train_errors, out.log, ev)

@@ -1,0 +1,34 @@
+"""B4: a heuristic classifier whose value becomes the solver's cutoff — ConTree's tree of
+the program's relaxation for trees, Florio's greedy construction for diagrams."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from odt.backends.base import SolveOptions
+from odt.backends.dp import DpBackend
+
+from .evaluate import evaluate
+from .program_types import CheckedProgram, TreeSkeleton
+from .result import Classifier
+
+
+def warm_start(c: CheckedProgram, opts: SolveOptions) -> tuple[Classifier, Fraction] | None:
+    """The ConTree tree of the relaxation, with its objective value, if it satisfies the
+    program and the objective has a single level (else None). A diagram skeleton with
+    univariate splits gets Florio's greedy construction instead (``diagram_greedy``)."""
+    sk = c.skeleton
+    from .program_types import DiagramSkeleton
+
+    if isinstance(sk, DiagramSkeleton) and c.splits == "univariate" and len(c.objective.levels) == 1:
+        from .diagram_greedy import warm_start as diagram_warm_start
+
+        return diagram_warm_start(c, 2.0 if opts.time_limit is None else min(2.0, 0.1 * opts.time_limit))
+    if not isinstance(sk, TreeSkeleton) or sk.depth_range is not None or c.splits != "univariate" \
+            or len(c.objective.levels) != 1:
+        return None
+    budget = 2.0 if opts.time_limit is None else min(2.0, 0.1 * opts.time_limit)
+    tree, _ = DpBackend().relaxation(c, budget)
+    ev = evaluate(c, tree)
+    if not ev.feasible:
+        return None
+    return tree, Fraction(ev.objective[0]).limit_denominator(10**9)
