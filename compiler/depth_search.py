@@ -41,9 +41,11 @@ def solve_depth_range(program: "Program", backend, time_limit, threads, seed, ve
     clock = time.perf_counter()
     if c.solve.strategy == "incremental":
         return incremental_depth(program, low, high, time_limit, clock)
+    undecided = None  # the first depth neither proved infeasible nor solved (time limit)
     for k in range(low, high + 1):
         remaining = None if time_limit is None else time_limit - (time.perf_counter() - clock)
         if remaining is not None and remaining <= 0:
+            undecided = k
             break
         sub = type(program)(dataclasses.replace(
             c, skeleton=dataclasses.replace(sk, depth=k, depth_range=None),
@@ -52,7 +54,8 @@ def solve_depth_range(program: "Program", backend, time_limit, threads, seed, ve
             res = sub.solve(backend, remaining, threads, seed, verbose, progress, warm_start)
         except InfeasibleProgram:
             continue
-        if res.classifier is None:
+        if res.classifier is None:  # stopped without a tree: depth k is undecided
+            undecided = k
             break
         depth = float(res.classifier.depth)
         value = float(first.terms[0][1]) * depth + float(first.constant)
@@ -61,12 +64,16 @@ def solve_depth_range(program: "Program", backend, time_limit, threads, seed, ve
                                    objective_levels=(value,) + (res.objective_levels if levels[1:] else ()),
                                    seconds=time.perf_counter() - clock,
                                    log=f"depth search: depths {low}..{k - 1} infeasible; " + res.log)
-    if time_limit is not None and time.perf_counter() - clock >= time_limit:
-        return SolveResult("unknown", None, None, (), None, None, backend or "auto", time.perf_counter() - clock,
-                           None, False, (), None, "depth search: time limit")
+    if undecided is not None:  # only the depths below it were proved infeasible
+        bound = float(first.terms[0][1]) * undecided + float(first.constant)
+        return SolveResult("unknown", None, None, (), bound, None, backend or "auto", time.perf_counter() - clock,
+                           None, False, (), None,
+                           f"depth search: depths {low}..{undecided - 1} infeasible, depth {undecided} undecided "
+                           "at the time limit")
     raise InfeasibleProgram(f"infeasible: no {kind} of depth at most {high} satisfies the program "
                             f"(every depth from {low} to {high} was proved infeasible)",
                             sk.span, "raise the upper end of the depth range or relax a constraint")
+
 
 def incremental_depth(program: "Program", low: int, high: int, time_limit: float | None, clock: float) -> SolveResult:
     """DT_depth (``minimize depth``) or DT_size (``minimize depth then nodes``) with
