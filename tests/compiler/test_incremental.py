@@ -16,12 +16,11 @@ import doctest
 import itertools
 import re
 import sys
-from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Solver
 
@@ -114,7 +113,7 @@ def test_other_second_levels_are_refused():
 
 # ---------------------------------------------------------------------------- one solver per depth
 def test_size_probes_are_assumptions_on_the_solver_of_the_minimum_depth(monkeypatch):
-    built, counters, assumptions = [], [], []
+    built, counters, calls = [], [], []
     real_counter = incremental.unary_counter
 
     class Recording(Solver):
@@ -122,13 +121,14 @@ def test_size_probes_are_assumptions_on_the_solver_of_the_minimum_depth(monkeypa
             super().__init__(*args, **kwargs)
             built.append(self)
 
-        def solve(self, assumptions_=None, **kw):
-            assumptions.append((self, list(kw.get("assumptions", assumptions_ or []))))
-            return super().solve(**kw) if assumptions_ is None else super().solve(assumptions_)
+        def solve(self, assumptions=()):
+            calls.append((self, list(assumptions)))
+            return super().solve(assumptions=list(assumptions))
 
     def counting(*args, **kwargs):
-        counters.append(args)
-        return real_counter(*args, **kwargs)
+        clauses, outputs = real_counter(*args, **kwargs)
+        counters.append(outputs)
+        return clauses, outputs
 
     monkeypatch.setattr(incremental, "Solver", Recording)
     monkeypatch.setattr(incremental, "unary_counter", counting)
@@ -136,9 +136,9 @@ def test_size_probes_are_assumptions_on_the_solver_of_the_minimum_depth(monkeypa
     assert res.objective_levels == (4.0, 7.0)
     assert len(built) == 4  # depths 1, 2, 3, 4: one solver each, none rebuilt for the probes
     assert len(counters) == 1  # the counter of eqs (8)-(9) is added once, to the depth-4 solver
-    last = [a for s, a in assumptions if s is built[-1]]
-    probes = {tuple(a) for a in last if a}
-    assert probes and all(len(a) == 1 and a[0] < 0 for a in probes)  # not H[2^D, m + 1] (eq. 10)
+    last = [a for s, a in calls if s is built[-1]]
+    probes = {tuple(a) for a in last if a}  # each probe: not H[2^D, m + 1] (eq. 10), nothing else
+    assert probes and all(len(a) == 1 and -a[0] in counters[0].values() for a in probes)
 
 
 # ---------------------------------------------------------------------------- the building blocks
@@ -187,10 +187,18 @@ def _oracle(case: Case, k: int, max_depth: int) -> tuple[int, int] | None:
     return None
 
 
-@settings(derandomize=True, deadline=None, max_examples=40, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(case=cases(), k=st.integers(0, 3))
-def test_tiny_data_incremental_equals_plain_and_the_enumeration(case, k):
+def _interesting_bound(case: Case, pick: int) -> int:
+    """An error bound k whose answer is depth 2, 1 or 0, or no tree at all (k one below
+    the fewest errors at depth 2), in that order of ``pick`` where the data allow it."""
+    b0, b1, b2 = (int(enumerate_trees(case.X, case.classes, d).errors(case.y, case.w).min()) for d in range(3))
+    assume(pick == 3 or b2 < b0)  # mostly data on which a split helps
+    choices = [b2] * (b2 < b1) + [b1] * (b1 < b0) + [b0] + [b2 - 1] * (b2 > 0)
+    return choices[min(pick, len(choices) - 1)]
+
+
+def check_tiny(case: Case, k: int) -> tuple[int, int] | None:
+    """The incremental strategy, the plain depth search and the enumeration agree on
+    ``tree(depth in 0..2)  minimize depth then nodes  subject to { errors <= k }``."""
     bound = "errors == 0" if k == 0 else f"errors <= {k}"
     text = case.header() + f"model tree(depth in 0..2)\nminimize depth then nodes\nsubject to {{ {bound} }}\n"
     best = _oracle(case, k, 2)
@@ -199,7 +207,7 @@ def test_tiny_data_incremental_equals_plain_and_the_enumeration(case, k):
         for directive in (PLAIN, INCREMENTAL):
             with pytest.raises(InfeasibleProgram):
                 odt.compile(text + directive, data=case.data()).solve()
-        return
+        return None
     inc = odt.compile(text + INCREMENTAL, data=case.data()).solve()
     plain = odt.compile(text + PLAIN, data=case.data()).solve()
     assert inc.status == plain.status == "optimal" and inc.verified, ctx
@@ -207,3 +215,34 @@ def test_tiny_data_incremental_equals_plain_and_the_enumeration(case, k):
     w = case.w if case.w is not None else np.ones(len(case.y), dtype=np.int64)
     pred = np.asarray(inc.classifier.predict(case.data()), dtype=np.int64)
     assert int(((pred != case.y) * w).sum()) <= k, ctx
+    return best
+
+
+def _case(rows: list[tuple], y: list[int], w: list[int] | None = None) -> Case:
+    return Case(np.array(rows, dtype=np.int64), np.array(y, dtype=np.int64),
+                None if w is None else np.array(w, dtype=np.int64))
+
+
+XOR = [(0, 0), (0, 1), (1, 0), (1, 1)]
+CUBE = [(a, b, c) for a in (0, 1) for b in (0, 1) for c in (0, 1)]
+A_AND_B_OR_C = [0, 0, 0, 0, 0, 1, 1, 1]
+
+
+@pytest.mark.parametrize("case, k, answer", [
+    (_case(XOR * 2, [0, 1, 1, 0] * 2), 0, (2, 3)),  # xor needs both levels and three tests
+    (_case(XOR * 2 + [(1, 1)], [0, 1, 1, 0] * 2 + [1], [1, 1, 1, 1, 1, 1, 1, 3, 1]), 1, (2, 3)),  # a heavy row
+    (_case(XOR, [0, 1, 2, 2]), 0, (2, 2)),  # three classes: a chain of two tests
+    (_case(CUBE, A_AND_B_OR_C), 1, (1, 1)),  # testing a alone misses one row
+    (_case(CUBE, A_AND_B_OR_C), 0, None),  # exact: a, b, c on one path is depth 3
+], ids=["xor", "xor-weighted-errors-1", "three-classes", "and-or-errors-1", "and-or-needs-depth-3"])
+def test_handmade_tiny_cases(case, k, answer):
+    # (minimum depth, minimum decision nodes), or None when no tree of depth <= 2 has <= k errors
+    assert check_tiny(case, k) == answer
+
+
+@settings(derandomize=True, deadline=None, max_examples=40, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
+@given(case=cases(), pick=st.integers(0, 3))
+def test_tiny_data_incremental_equals_plain_and_the_enumeration(case, pick):
+    best = check_tiny(case, _interesting_bound(case, pick))
+    event("infeasible at every depth" if best is None else f"minimum depth {best[0]}")
