@@ -104,13 +104,16 @@ def _merge_compatible(table: Sequence[int], reached: np.ndarray) -> Table:
     return [int(table[j]) if v is None else v for j, v in enumerate(cur)]
 
 
-def gen_bdd(table: Sequence[int]) -> tuple[list[tuple[int, int, int]], int]:
+def gen_bdd(table: Sequence[int], quasi: bool = False,
+            skip: Sequence[bool] = ()) -> tuple[list[tuple[int, int, int]], int]:
     """GenBDD (Hu, appendix Algorithm 1): one node per bead of the table.
 
     Returns the nodes as (level, if_true, if_false) in topological order (root first;
     successors are node indices or ``leaf_ref(class)``) and the root reference. A
     subtable of equal halves is not a bead: its level is skipped; a constant subtable
-    is a class leaf.
+    is a class leaf. ``quasi`` builds the quasi-reduced BDD instead: every path tests
+    every level (except the levels in ``skip``), equal subtables still share one node —
+    the form side constraints on paths speak about (every level is on every path).
 
     >>> gen_bdd([0, 0, 0, 1, 0, 1, 1, 1])  # Knuth's g1 = majority of three (Hu Example 1)
     ([(0, 2, 1), (1, 3, -1), (1, -2, 3), (2, -2, -1)], 0)
@@ -121,11 +124,11 @@ def gen_bdd(table: Sequence[int]) -> tuple[list[tuple[int, int, int]], int]:
     memo: dict[tuple[int, ...], int] = {}
 
     def build(s: tuple[int, ...], level: int) -> int:
-        if all(v == s[0] for v in s):
+        if len(s) == 1 or not quasi and all(v == s[0] for v in s):
             return leaf_ref(s[0])
         h = len(s) // 2
         lo, hi = s[:h], s[h:]
-        if lo == hi:  # not a bead: this level's test is useless here
+        if lo == hi and (not quasi or (level < len(skip) and skip[level])):  # no bead: the level is useless
             return build(lo, level + 1)
         if s in memo:
             return memo[s]
@@ -147,8 +150,10 @@ def gen_bdd(table: Sequence[int]) -> tuple[list[tuple[int, int, int]], int]:
 
 
 def diagram_from_table(table: Sequence[int], counts: np.ndarray, level_features: Sequence[Feature | None],
-                       classes: tuple[Any, ...], input_columns: tuple[str, ...], bias: str = "C") -> Diagram:
-    """The reduced ordered BDD of a solver's truth table under ``bias`` (see the module)."""
+                       classes: tuple[Any, ...], input_columns: tuple[str, ...], bias: str = "C",
+                       quasi: bool = False) -> Diagram:
+    """The reduced ordered BDD of a solver's truth table under ``bias`` (see the module);
+    with ``quasi`` the quasi-reduced one (every feature level on every path)."""
     depth = len(level_features)
     filled = fill_unreached(table, counts, bias)
     for i, f in enumerate(level_features):  # a pseudo-feature is always 0: its level is useless
@@ -157,7 +162,7 @@ def diagram_from_table(table: Sequence[int], counts: np.ndarray, level_features:
             for j in range(len(filled)):
                 if j & bit:
                     filled[j] = filled[j ^ bit]
-    nodes, root = gen_bdd(filled)
+    nodes, root = gen_bdd(filled, quasi, [f is None for f in level_features])
     used = sorted({lv for lv, _, _ in nodes})
     index = {lv: k for k, lv in enumerate(used)}
     feats = tuple(level_features[lv] for lv in used)

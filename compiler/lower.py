@@ -86,6 +86,8 @@ def refuse_unlowered(program: CheckedProgram) -> None:
                                "bound it in a constraint instead, e.g. abs(rate(1, A) - rate(1, B)) <= 0.05")
     if isinstance(sk, DiagramSkeleton):
         _refuse_tree_constructs(program)
+    if isinstance(sk, BddSkeleton):
+        _refuse_on_bdd(program)
     for c in program.constraints:
         if isinstance(c, StructuralConstraint):
             if isinstance(c.node, ast.Relation) or (isinstance(c.node, ast.CallConstraint)
@@ -115,6 +117,21 @@ def _refuse_tree_constructs(program: CheckedProgram) -> None:
         elif "leaves" in _all_kinds(c.form):
             raise refuse_on_diagram("the quantity 'leaves' in", c.span,
                                     "on a diagram, bound the decision nodes instead, e.g. nodes <= 3")
+
+
+def _refuse_on_bdd(program: CheckedProgram) -> None:
+    """On an ordered BDD the side constraints that read the levels hold (paths, ``uses``,
+    ``expected_cost``); those on single nodes and leaves (``every node``, ``every leaf``,
+    ``same_leaf``) are not lowered: a BDD's nodes are made after solving, by GenBDD."""
+    for c in program.constraints:
+        node_scope = isinstance(c, LinearConstraint) and c.scope in ("node", "leaf")
+        row_place = isinstance(c, StructuralConstraint) and isinstance(c.node, ast.CallConstraint) \
+            and c.node.call.name.text == "same_leaf"
+        if node_scope or row_place:
+            raise UnsupportedConstruct(
+                f"'{c.span.quote()}' (line {c.span.line}) speaks about single nodes or leaves, which a bdd makes "
+                "after solving (GenBDD): on a bdd, side constraints on paths, uses and expected_cost are lowered",
+                c.span, "use  model tree(depth <= D)  or  model diagram(widths = [...])  for node and leaf support")
 
 
 def _all_kinds(form: LinearForm) -> set[str]:
@@ -201,19 +218,13 @@ def _lower(program: CheckedProgram, encoding: str, backend: str | None = None) -
                  predictions=bool(kinds & PREDICTION_KINDS),
                  structure=needs_structure(program),
                  group_masks=tuple(program.groups[g] for g in sorted({g for f in forms for g in _groups(f)})))
-    if need.structure and (program.splits == "multivariate" or isinstance(sk, BddSkeleton)):
+    if need.structure and program.splits == "multivariate":
         first = next(c for c in program.constraints if _is_structural(c))
         who = f"backend '{backend}'" if backend else f"the '{encoding}' encoding"
-        tree = isinstance(sk, TreeSkeleton)
         raise UnsupportedConstruct(
-            f"{who} cannot take '{first.span.quote()}' (line {first.span.line}) on a "
-            + ("tree with multivariate splits" if tree or program.splits == "multivariate" else "BDD skeleton")
-            + ": constraints on nodes, leaves, paths, tests or row placement are lowered for tree and diagram "
-            "skeletons with univariate splits only", first.span,
-            "use 'splits univariate' (backends maxsat, cp, milp take these constraints)"
-            if program.splits == "multivariate" else
-            "use  model tree(depth <= D)  or  model diagram(widths = [...])  (backends maxsat, cp, milp take "
-            "these constraints)")
+            f"{who} cannot take '{first.span.quote()}' (line {first.span.line}) with multivariate splits: "
+            "constraints on nodes, leaves, paths, tests or row placement are lowered for univariate splits only",
+            first.span, "use 'splits univariate' (backends maxsat, cp, milp take these constraints)")
     b = ir.ModelBuilder()
     if isinstance(sk, TreeSkeleton):
         enc = _encode_tree(b, program, sk, encoding, need)
@@ -344,8 +355,11 @@ def _encode_bdd(b: ir.ModelBuilder, program: CheckedProgram, sk: BddSkeleton, ne
     if k is not None:  # B5: Hu's heuristic MaxSAT-BDD, the features of a greedy CART tree
         features = cart_features(data.X, data.y, data.row_weights(), features, max(int(k), sk.depth))
     buckets = make_buckets(data.X, data.y, data.row_weights(), features, list(need.group_masks))
-    return encode_bdd(b, sk.depth, features, buckets, len(data.classes), predictions=need.predictions,
-                      bias=sk.bias)
+    enc = encode_bdd(b, sk.depth, features, buckets, len(data.classes), predictions=need.predictions, bias=sk.bias)
+    if need.structure:  # the levels as one chain: every path tests every level (quasi-reduced decoding)
+        enc = dataclasses.replace(enc, quasi=True)
+        _lower_structure(b, enc, program, enc.structure)
+    return enc
 
 
 def _is_structural(c) -> bool:

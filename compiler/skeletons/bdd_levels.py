@@ -68,6 +68,7 @@ class BddLevelsEncoding:
     ok: dict[tuple[int, int], int]  # (bucket, class) -> var
     P: dict[tuple[int, int], int] | None = None  # (bucket, class) -> literal "predicted class"
     bias: str = "C"  # generalisation bias for cells no training row reaches (bdd_build)
+    quasi: bool = False  # decode quasi-reduced (every level on every path): under side constraints
 
     def errors(self, rows_mask: np.ndarray | None = None) -> tuple[list[tuple[Fraction, int]], Fraction]:
         """errors(G) = sum over buckets in G of weight(u, c) * not ok[u, c]."""
@@ -95,7 +96,27 @@ class BddLevelsEncoding:
                 counts[j, c] += float(w)
         k = len(self.features)
         level_features = [data.features[self.features[p]] if p < k else None for p in order]
-        return diagram_from_table(table, counts, level_features, data.classes, tuple(input_columns), self.bias)
+        return diagram_from_table(table, counts, level_features, data.classes, tuple(input_columns), self.bias,
+                                  self.quasi)
+
+    def structure(self, b: ModelBuilder, columns: list[str], feature_columns: list[str]):
+        """The structure handles of an ordered BDD decoded quasi-reduced (``quasi``): every
+        path tests every level, so the levels form one chain — node i is level i, every
+        row passes it, and it tests ``column`` when its feature is of that column
+        (``dag_structure``). Path constraints (order, exclusion, per-path cost),
+        ``expected_cost`` and ``uses`` are then the tree's and diagram's own clauses."""
+        from .dag_structure import DagStructure, define_tests
+
+        true = b.new_bool(("true",))
+        b.clause((true,))
+        levels = tuple(range(self.depth))
+        Z = {i: true for i in levels}
+        T = define_tests(b, levels, columns, Z, lambda i, col: [
+            self.A[i, p] for p in range(len(self.features)) if feature_columns[p] == col])
+        R = {(u, i): true for u in range(len(self.buckets)) for i in levels[1:]}
+        arcs = tuple((i, i + 1, true) for i in levels[:-1])
+        weights = tuple(sum((w for _, w in bk.class_weight), Fraction(0)) for bk in self.buckets)
+        return DagStructure(levels, arcs, Z, T, R, tuple(len(bk.rows) for bk in self.buckets), weights)
 
 
 def cell_of(x: tuple[bool, ...], order: list[int], depth: int) -> int:
