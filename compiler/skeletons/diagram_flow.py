@@ -71,7 +71,7 @@ import numpy as np
 
 from ..diagram import leaf_ref
 from ..ir import ModelBuilder, Origin, VarKind
-from .tree_flow import HyperplaneInputs, hyperplane_rows, oblique_feature
+from .tree_flow import HyperplaneInputs, flow_errors, hyperplane_rows, oblique_feature
 from .tree_paths import Bucket
 
 ONE = Fraction(1)
@@ -134,15 +134,7 @@ class DiagramFlowEncoding:
     # ------------------------------------------------------------------ handles
     def errors(self, rows_mask: np.ndarray | None = None) -> tuple[list[tuple[Fraction, int]], Fraction]:
         """Eq. (18), first term: sum_i sum_k W[i, k] * (1 - t[i, k])."""
-        terms: list[tuple[Fraction, int]] = []
-        constant = Fraction(0)
-        for i, bk in enumerate(self.buckets):
-            if rows_mask is not None and not rows_mask[bk.rows[0]]:
-                continue
-            for k, wt in bk.class_weight:
-                constant += wt
-                terms.append((-wt, self.t[i, k]))
-        return terms, constant
+        return flow_errors(self.buckets, rows_mask, lambda i, k: [self.t[i, k]])
 
     def prediction(self, u: int, k: int) -> tuple[list[tuple[Fraction, int]], Fraction]:
         """"Bucket u is predicted class k": its flow into terminal k (integral, Theorem 1)."""

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Callable
 
 import numpy as np
 
@@ -146,15 +147,8 @@ class TreeFlowEncoding:
         return (1 << (self.depth + 1)) - 1
 
     def errors(self, rows_mask: np.ndarray | None = None) -> tuple[list[tuple[Fraction, int]], Fraction]:
-        terms: list[tuple[Fraction, int]] = []
-        constant = Fraction(0)
-        for b, bk in enumerate(self.buckets):
-            if rows_mask is not None and not rows_mask[bk.rows[0]]:
-                continue
-            for k, w in bk.class_weight:
-                constant += w
-                terms.extend((-w, self.g[b, q, k]) for q in range(1, self.n_nodes + 1))
-        return terms, constant
+        return flow_errors(self.buckets, rows_mask,
+                           lambda b, k: [self.g[b, q, k] for q in range(1, self.n_nodes + 1)])
 
     def prediction(self, u: int, k: int) -> tuple[list[tuple[Fraction, int]], Fraction]:
         """"Bucket u is predicted class k": its flow into terminal k (integral, Theorem 1)."""
@@ -215,6 +209,21 @@ class TreeFlowEncoding:
             sides = np.array([side for _, side in at.get(q, [])], dtype=bool)
             out[q] = oblique_feature(P, a, float(values[self.b[q]]), zb, sides)
         return out
+
+
+def flow_errors(buckets: tuple[Bucket, ...], rows_mask: np.ndarray | None,
+                into: Callable[[int, int], list[int]]) -> tuple[list[tuple[Fraction, int]], Fraction]:
+    """Florio's eq. (18), first term, with row weights: sum over the buckets in G and their
+    classes k of W[b, k] * (1 - the flows ``into(b, k)`` that end at a class-k terminal)."""
+    terms: list[tuple[Fraction, int]] = []
+    constant = Fraction(0)
+    for b, bk in enumerate(buckets):
+        if rows_mask is not None and not rows_mask[bk.rows[0]]:
+            continue
+        for k, w in bk.class_weight:
+            constant += w
+            terms.extend((-w, v) for v in into(b, k))
+    return terms, constant
 
 
 def encode_tree_flow(b: ModelBuilder, depth: int, features: list[int], buckets: tuple[Bucket, ...],
