@@ -57,7 +57,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     print(f"  constraints {len(c.constraints)}")
     refuse_unlowered(c)
     name = prog.backend_name()
-    print(f"  lowering    ok for backend '{name}' ({prog.check_backend(name)})")
+    how = "auto chose it" if (prog.checked.solve.backend == "auto") else "the solve directive names it"
+    print(f"  backend     {name} ({how}): {prog.check_backend(name)}")
     return 0
 
 

@@ -132,6 +132,21 @@ def _refuse_on_bdd(program: CheckedProgram) -> None:
                 f"'{c.span.quote()}' (line {c.span.line}) speaks about single nodes or leaves, which a bdd makes "
                 "after solving (GenBDD): on a bdd, side constraints on paths, uses and expected_cost are lowered",
                 c.span, "use  model tree(depth <= D)  or  model diagram(widths = [...])  for node and leaf support")
+    forms = list(program.objective.levels) + [c.form for c in program.constraints if isinstance(c, LinearConstraint)]
+    for form in forms:
+        for q in _all_quantities(form):
+            if q.kind in ("nodes", "leaves"):
+                raise _unsupported(f"the quantity '{q}' in", q.span, "the BddLevelsEncoding has no size handles "
+                                   "(a BDD's size is fixed after solving, by GenBDD)")
+
+
+def _all_quantities(form: LinearForm) -> list[QuantityRef]:
+    out = []
+    for q, _ in form.terms:
+        out.append(q)
+        if q.inner is not None:
+            out.extend(_all_quantities(q.inner))
+    return out
 
 
 def _all_kinds(form: LinearForm) -> set[str]:

@@ -28,11 +28,10 @@ from .lower import Lowered, lower
 from .parse import parse_program
 from .program_types import CheckedProgram, LinearConstraint, TreeSkeleton
 from .result import Classifier, SolveResult
+from .routing import estimate, refusal, route
 from .warm_start import warm_start as warm_start_of
 
 _TOL = 1e-6
-#: ``auto`` prefers cp to maxsat from this many distinct training rows (see _preference)
-CP_FROM_BUCKETS = 250
 
 
 class Program:
@@ -58,46 +57,12 @@ class Program:
 
     def backend_name(self, requested: str | None = None) -> str:
         """The backend to use: the requested one, else the program's ``solve`` directive;
-        ``auto`` takes the first backend (in the registry's order of preference) whose
-        encoding lowers the program and whose capabilities cover the result."""
+        ``auto`` takes the first backend (``routing.preference`` order) that takes the
+        program, decided from the program and cheap counts, without lowering it."""
         name = requested or self.checked.solve.backend
         if name != "auto":
             return name
-        first_error: OdtError | None = None
-        for candidate in self._preference():
-            if _is_program_backend(candidate):
-                if fragment_error(self.checked) is None:
-                    return candidate
-                continue
-            try:
-                get_backend(candidate).check_capabilities(self.lowered_for(candidate).model, capabilities())
-                return candidate
-            except UnsupportedConstruct as exc:
-                first_error = first_error or exc
-        assert first_error is not None
-        raise first_error
-
-    def _preference(self) -> list[str]:
-        """The registry's order, except that ``cp`` goes before ``maxsat``
-        * when the path encoding carries linear rows with unequal weights (rates and group
-          counts over deduplicated rows): CP-SAT propagates them natively, while MaxSAT
-          needs their BDD encodings (COMPAS with a four-fifths rule: cp 4.6 s, maxsat
-          > 120 s);
-        * or when there are many distinct rows (``CP_FROM_BUCKETS``): RC2's cores grow with
-          the soft clauses, CP-SAT's search does not (spect-heart, 267 rows, depth 2: cp
-          2.0 s, maxsat 3.9 s; Pima with ``uses``, 768 rows: cp 2 s, maxsat > 30 s;
-          heart-cleveland with a group accuracy, 297 rows: cp 15 s, maxsat > 120 s)."""
-        order = list(BACKENDS)
-        try:
-            low = self.lowered("paths")
-        except UnsupportedConstruct:
-            return order
-        weighted = any(len({c for c, _ in r.terms}) > 1 for r in low.model.linears)
-        many = len(getattr(low.encoding, "buckets", ())) >= CP_FROM_BUCKETS
-        if (weighted or many) and "cp" in order and "maxsat" in order:
-            order.remove("cp")
-            order.insert(order.index("maxsat"), "cp")
-        return order
+        return route(self.checked)
 
     def _check_strategy(self) -> None:
         """``strategy incremental`` takes exactly: a depth range, ``minimize depth`` alone
@@ -141,17 +106,18 @@ class Program:
             raise
 
     def check_backend(self, name: str) -> str:
-        """Raise the error ``name`` would raise before solving; else describe the model."""
+        """Raise the error ``name`` would raise before solving; else describe what it
+        would build (estimated from counts: nothing is lowered here)."""
         self._check_strategy()
-        impl = self._backend(name)
+        self._backend(name)
+        err = refusal(self.checked, name)
+        if err is not None:
+            raise err
         if _is_program_backend(name):
-            impl.refuse_outside_fragment(self.checked)
-            return "ConTree search on the program (no IR)"
-        low = self.lowered_for(name)
-        self._capabilities(name, low)
-        st = low.model.stats()
-        return (f"{low.encoding_name} encoding: {st.variables} variables, {st.clauses} clauses, "
-                f"{st.linear_rows} linear rows")
+            data = self.checked.dataset
+            return (f"ConTree search on the program, no encoding: {int((data.row_weights() > 0).sum())} rows, "
+                    f"{len(data.binarizer.columns)} columns")
+        return estimate(self.checked, name).describe()
 
     def lowered_for(self, backend: str) -> Lowered:
         """The IR for ``backend``: its own encoding, or the one the solve directive names
