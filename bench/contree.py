@@ -1,4 +1,4 @@
-"""odt's ConTree search (backends/dp_search.py) next to pycontree, the authors' C++ ConTree.
+"""odt's ConTree search (backends/dp/contree/search.py) next to pycontree, the authors' C++ ConTree.
 
 For every continuous dataset of ../shared/datasets/continuous and depths 2, 3, 4: the fit
 time of ``optimal_tree`` and of ``pycontree.ConTree`` (each after one warm-up fit on a
@@ -37,10 +37,10 @@ SHARED = ROOT.parent / "shared" / "datasets" / "continuous"
 
 def load_dp_search():
     try:
-        from odt.backends import dp_search
-        return dp_search
+        from odt.backends.dp.contree import search
+        return search
     except ImportError:  # fall back to the file itself
-        spec = importlib.util.spec_from_file_location("dp_search", ROOT / "backends" / "dp_search.py")
+        spec = importlib.util.spec_from_file_location("dp_search", ROOT / "backends" / "dp" / "contree" / "search.py")
         mod = importlib.util.module_from_spec(spec)
         sys.modules["dp_search"] = mod
         spec.loader.exec_module(mod)

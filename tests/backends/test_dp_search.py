@@ -1,4 +1,4 @@
-"""Tests of the ConTree dynamic-programming search (backends/dp_search.py).
+"""Tests of the ConTree dynamic-programming search (backends/dp/contree/search.py).
 
 Real data only: brute-force enumeration on random tiny data, and the continuous benchmark
 datasets compared with pycontree (the authors' implementation) and scikit-learn's CART.
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 try:
-    from odt.backends.dp_search import (
+    from odt.backends.dp.contree.search import (
         DPLeaf,
         DPResult,
         DPSplit,
@@ -24,7 +24,7 @@ try:
         predict,
     )
 except ImportError:  # package mid-refactor: load the module from its file
-    _path = Path(__file__).resolve().parents[2] / "backends" / "dp_search.py"
+    _path = Path(__file__).resolve().parents[2] / "backends" / "dp" / "contree" / "search.py"
     _spec = importlib.util.spec_from_file_location("_dp_search_under_test", _path)
     _mod = importlib.util.module_from_spec(_spec)
     sys.modules[_spec.name] = _mod
@@ -308,7 +308,7 @@ def _kernels_module():
 
 @pytest.mark.parametrize("seed", range(4))
 def test_numba_and_numpy_paths_give_identical_trees(seed, monkeypatch):
-    """backends/dp_kernels.py (numba) and the pure-numpy kernels: same trees, costs, bounds."""
+    """backends/dp/contree/kernels.py (numba) and the pure-numpy kernels: same trees, costs, bounds."""
     kernels = _kernels_module()
     if kernels is None or not kernels.AVAILABLE:
         pytest.skip("numba not installed")

@@ -26,7 +26,7 @@ Eq. 13), vectorised here over every second-level feature and threshold at once w
 cumulative class-weight sums over the pre-sorted data.  Sub-problems are cached on
 (set of rows, remaining depth), like the paper (and MurTree) do.
 
-When numba is importable (``backends/dp_kernels.py``, ``dp_kernels.ACTIVE``), the whole
+When numba is importable (``backends/dp/contree/kernels.py``, ``kernels.ACTIVE``), the whole
 depth-two search -- Alg. 1 over all root features with the Alg. 2 evaluations, in chunks
 with time checks between -- and the depth-two tree construction run compiled; otherwise
 the pure-numpy code below is used.  Both give the same optimum and, for integral weights,
@@ -50,13 +50,13 @@ from typing import Callable, Optional
 import numpy as np
 
 try:
-    from . import dp_kernels as _kernels
+    from . import kernels as _kernels
 except ImportError:  # loaded as a plain file (no package): load the sibling file
     import importlib.util as _ilu
     import sys as _sys
     from pathlib import Path as _Path
 
-    _spec = _ilu.spec_from_file_location("_odt_dp_kernels", _Path(__file__).with_name("dp_kernels.py"))
+    _spec = _ilu.spec_from_file_location("_odt_dp_kernels", _Path(__file__).with_name("kernels.py"))
     _kernels = _ilu.module_from_spec(_spec)
     _sys.modules[_spec.name] = _kernels
     _spec.loader.exec_module(_kernels)
@@ -258,7 +258,7 @@ class _Solver:
         # Order features by Gini at d >= 3 nodes (pycontree's default); measured mixed.
         self.gini_order = False
         self.pall_elems = 1 << 22  # cache the (p, p, m) position table below this size
-        self.compiled = bool(_kernels.ACTIVE)  # numba kernels of backends/dp_kernels.py
+        self.compiled = bool(_kernels.ACTIVE)  # numba kernels of backends/dp/contree/kernels.py
         # With the kernels: depth-two sub-problems run Alg. 1 compiled (``d2_search``)
         # instead of the batched rounds of :meth:`solve_d2` (which then use compiled Alg. 2).
         self.d2_sequential = True
@@ -488,7 +488,7 @@ class _Solver:
         return leafL, leafR, thL, thR
 
     def _d2_split_compiled(self, node: _Node, f1: int, z: int):
-        """:meth:`d2_split` (with tree) through the compiled ``dp_kernels.d2_errors``."""
+        """:meth:`d2_split` (with tree) through the compiled ``kernels.d2_errors``."""
         p, m, K = self.p, node.m, self.K
         ordl, posl = self.local_index(node)
         cls, wts = self.class_weights(node)
@@ -1017,7 +1017,7 @@ class _Solver:
             self.d2_tree(node, inc, best_fz)
 
     def _solve_d2_compiled(self, node: _Node, inc: "_Incumbent", gap: float, is_root: bool) -> None:
-        """Depth-two sub-problem with Alg. 1 compiled (``dp_kernels.d2_search``): the open
+        """Depth-two sub-problem with Alg. 1 compiled (``kernels.d2_search``): the open
         intervals of all root features are searched breadth first (as the rounds of
         :meth:`solve_d2`, but one split at a time against the current incumbent), with the
         rules and tie-aware bounds of :meth:`branch` -- the same optimum and tie-broken tree

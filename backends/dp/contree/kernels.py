@@ -1,4 +1,4 @@
-"""Compiled kernels of the ConTree depth-two subroutine (backends/dp_search.py).
+"""Compiled kernels of the ConTree depth-two subroutine (backends/dp/contree/search.py).
 
 The kernels evaluate Alg. 2 / Eq. (13) of Brita et al. for a batch of root splits
 ``(f1s[b], zs[b])`` of one node: the optimal depth-one costs of the left and of the right
@@ -8,7 +8,7 @@ summation order), without materialising the (batch, K, p, m) cumulative-sum tens
 
 They are compiled with numba when it is importable (``ACTIVE`` is then ``True``;
 ``@njit(cache=True)`` keeps the machine code on disk so later processes skip compiling);
-otherwise ``ACTIVE`` is ``False`` and dp_search uses its pure-numpy kernels.
+otherwise ``ACTIVE`` is ``False`` and search.py uses its pure-numpy kernels.
 """
 from __future__ import annotations
 

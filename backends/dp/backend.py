@@ -22,8 +22,8 @@ from odt.compiler.data import Feature
 from odt.compiler.errors import UnsupportedConstruct
 from odt.compiler.program_types import CheckedProgram, LinearConstraint, TreeSkeleton
 
-from .base import Artifact, Backend, BackendResult, Progress, SolveOptions, Status, Stopwatch
-from .dp_search import DPLeaf, DPSplit, optimal_tree
+from ..base import Artifact, Backend, BackendResult, Progress, SolveOptions, Status, Stopwatch
+from .contree import DPLeaf, DPSplit, optimal_tree
 
 
 def fragment_error(program: CheckedProgram) -> str | None:
