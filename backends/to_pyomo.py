@@ -45,7 +45,11 @@ class MilpBackend(Backend):
         except ImportError:
             return False
 
-    def build(self, model: ir.Model, cutoff: Fraction | None = None):
+    def build(self, model: ir.Model, cutoff: Fraction | None = None, exported: bool = False):
+        """The Pyomo model. Solved, its objective is the exact integer combination of the
+        levels (``encode.objective``); ``exported`` with one level, it is that level in
+        the program's own units, constant included, so any MILP solver reports the value
+        odt reports."""
         import pyomo.environ as pyo
 
         m = pyo.ConcreteModel(name="odt")
@@ -84,19 +88,32 @@ class MilpBackend(Backend):
                 m.indicators.add(lhs - rhs <= big_m * (1 - lit(ind.lit)))
         combined = objective.combine(model.objectives, model)
         expr = sum(w * lit(l) for w, l in combined.weights) + sum(c * m.x[v] for c, v in combined.linear)
-        m.obj = pyo.Objective(expr=expr, sense=pyo.minimize)
+        if exported and len(model.objectives) == 1:
+            level = model.objectives[0]
+            m.obj = pyo.Objective(expr=sum(float(c) * term(1, t) for c, t in level.terms) + float(level.constant),
+                                  sense=pyo.minimize)
+        else:
+            m.obj = pyo.Objective(expr=expr, sense=pyo.minimize)
         below = objective.strictly_below(combined, cutoff)
         if below is not None:  # B4: only solutions better than the warm start (half a unit of slack)
             m.cutoff = pyo.Constraint(expr=expr <= below + 0.5)
         return m, combined
 
     def emit(self, model: ir.Model) -> Artifact:
-        m, _ = self.build(model)
+        m, combined = self.build(model, exported=True)
+        if len(model.objectives) == 1:
+            label = model.objectives[0].label
+            notes = [f"odt: the objective is {label or 'the program objective'} in the program's units "
+                     "(a maximised objective appears negated)"]
+        else:
+            notes = objective.describe(combined, [o.label for o in model.objectives])
         with tempfile.TemporaryDirectory() as d:
             lp, mps = Path(d) / "model.lp", Path(d) / "model.mps"
             m.write(str(lp), io_options={"symbolic_solver_labels": False})
             m.write(str(mps))
-            return Artifact("lp", lp.read_text(), {"mps": mps.read_text()})
+            lp_text = "".join(f"\\ {n}\n" for n in notes) + lp.read_text()
+            mps_text = "".join(f"* {n}\n" for n in notes) + mps.read_text()
+            return Artifact("lp", lp_text, {"mps": mps_text})
 
     def solve(self, model: ir.Model, options: SolveOptions) -> BackendResult:
         from pyomo.contrib.solver.common.results import SolutionStatus, TerminationCondition

@@ -34,6 +34,7 @@ class WeightedCnf:
     hard: tuple[tuple[int, ...], ...]
     soft: tuple[tuple[tuple[int, ...], int], ...]
     objective: objective.Combined
+    labels: tuple[str, ...] = ()  # the objective levels as the program writes them
 
 
 def to_wcnf(model: ir.Model, cutoff: Fraction | None = None) -> WeightedCnf:
@@ -56,12 +57,13 @@ def to_wcnf(model: ir.Model, cutoff: Fraction | None = None) -> WeightedCnf:
     below = objective.strictly_below(combined, cutoff)
     if below is not None:
         hard.extend(tuple(c) for c in pb.at_most([(w, lit) for w, lit in combined.weights], below, new_var))
-    return WeightedCnf(top[0], tuple(hard), soft, combined)
+    return WeightedCnf(top[0], tuple(hard), soft, combined, tuple(o.label for o in model.objectives))
 
 
 def write_wcnf(w: WeightedCnf, legacy: bool = False) -> str:
     """WCNF text: the 2022 format (``h`` lines) by default, or the legacy ``p wcnf`` one."""
     lines = ["c odt: weighted CNF of a compiled odt program"]
+    lines += [f"c {text}" for text in objective.describe(w.objective, w.labels)]
     if legacy:
         top = sum(wt for _, wt in w.soft) + 1
         lines.append(f"p wcnf {w.n_vars} {len(w.hard) + len(w.soft)} {top}")

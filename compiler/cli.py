@@ -125,14 +125,15 @@ def cmd_compile(args: argparse.Namespace) -> int:
     from .program import compile_file
 
     prog = compile_file(args.program)
-    if args.stats:
-        st = prog.model.stats()
-        print(f"variables {st.variables}  clauses {st.clauses}  literals {st.literals}  "
-              f"linear rows {st.linear_rows}  objective terms {st.objective_terms}")
-        if args.to is None:
-            return 0
     target = args.to or "wcnf"
     backend = {"wcnf": "maxsat", "cpmpy": "cp", "pyomo": "milp"}[target]
+    if args.stats:  # the size of the model that --to writes
+        low = prog.lowered_for(backend)
+        st = low.model.stats()
+        print(f"{low.encoding_name} encoding for --to {target}: variables {st.variables}  clauses {st.clauses}  "
+              f"literals {st.literals}  linear rows {st.linear_rows}  objective terms {st.objective_terms}")
+        if args.to is None:
+            return 0
     art = prog.emit(backend, legacy=True) if args.legacy and target == "wcnf" else prog.emit(backend)
     if not args.output:
         if isinstance(art.content, bytes):
@@ -198,7 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("program")
     s.add_argument("-o", "--output", help="save the classifier as JSON")
     s.add_argument("--time-limit", type=float, help="seconds; the best classifier found is returned")
-    s.add_argument("--backend", help="maxsat | cp | milp | auto (default: the program's solve directive, else auto)")
+    s.add_argument("--backend", help="dp | maxsat | cp | milp | auto (default: the program's solve directive, else auto)")
     s.add_argument("--threads", type=int)
     s.add_argument("--seed", type=int)
     s.add_argument("--json", action="store_true", help="print one JSON object on stdout")
@@ -210,7 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     x = sub.add_parser("explain", help="for an infeasible program, a minimal set of constraints that conflict")
     x.add_argument("program")
-    x.add_argument("--backend")
+    x.add_argument("--backend", help="dp | maxsat | cp | milp | auto: the backend of each feasibility test")
     x.add_argument("--time-limit", type=float)
     x.set_defaults(func=cmd_explain)
 

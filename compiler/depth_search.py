@@ -40,6 +40,10 @@ def solve_depth_range(program: "Program", backend, time_limit, threads, seed, ve
     low, high = sk.depth_range
     clock = time.perf_counter()
     if c.solve.strategy == "incremental":
+        if backend not in (None, "auto", "maxsat"):
+            raise UnsupportedConstruct(f"'strategy incremental' (Avellaneda's Algorithm 3) runs on an incremental "
+                                       f"SAT solver, which backend '{backend}' is not", c.solve.span,
+                                       "drop the backend option, or use --backend maxsat")
         return incremental_depth(program, low, high, time_limit, clock)
     undecided = None  # the first depth neither proved infeasible nor solved (time limit)
     for k in range(low, high + 1):

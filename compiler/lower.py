@@ -123,6 +123,11 @@ def _refuse_on_bdd(program: CheckedProgram) -> None:
     """On an ordered BDD the side constraints that read the levels hold (paths, ``uses``,
     ``expected_cost``); those on single nodes and leaves (``every node``, ``every leaf``,
     ``same_leaf``) are not lowered: a BDD's nodes are made after solving, by GenBDD."""
+    if program.splits == "multivariate":
+        raise UnsupportedConstruct(
+            f"'splits multivariate' (line {program.model_span.line}) has no meaning on a bdd: an ordered BDD tests one "
+            "feature per level (Hu)", program.model_span,
+            "use  model diagram(widths = [...]) { splits multivariate }  or  model tree(depth <= D) { ... }")
     for c in program.constraints:
         node_scope = isinstance(c, LinearConstraint) and c.scope in ("node", "leaf")
         row_place = isinstance(c, StructuralConstraint) and isinstance(c.node, ast.CallConstraint) \

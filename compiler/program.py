@@ -39,17 +39,19 @@ class Program:
 
     def __init__(self, checked: CheckedProgram):
         self.checked = checked
-        self._lowered: dict[str, Lowered] = {}
+        self._lowered: dict[tuple[str, str | None], Lowered] = {}
 
     @property
     def dataset(self):
         return self.checked.dataset
 
     def lowered(self, encoding: str = "paths", backend: str | None = None) -> Lowered:
-        """The IR of the program with the named skeleton encoding (cached)."""
-        if encoding not in self._lowered:
-            self._lowered[encoding] = lower(self.checked, encoding, backend)
-        return self._lowered[encoding]
+        """The IR of the program with the named skeleton encoding for ``backend`` (cached
+        per encoding and backend: a diagram's flows are booleans for cp, reals for milp)."""
+        key = (encoding, backend)
+        if key not in self._lowered:
+            self._lowered[key] = lower(self.checked, encoding, backend)
+        return self._lowered[key]
 
     @property
     def model(self) -> ir.Model:
@@ -68,6 +70,11 @@ class Program:
         """``strategy incremental`` takes exactly: a depth range, ``minimize depth`` alone
         (DT_depth) or ``minimize depth then nodes`` (DT_size; ``then leaves`` too), and one
         constraint ``errors <= k`` (or ``errors == 0``)."""
+        req = self.checked.solve
+        if req.strategy == "incremental" and req.backend not in ("auto", "maxsat"):
+            raise UnsupportedConstruct(
+                f"'strategy incremental' (Avellaneda's Algorithm 3) runs on an incremental SAT solver, which backend "
+                f"'{req.backend}' is not", req.span, "write  solve maxsat strategy incremental  (or solve auto ...)")
         if self.checked.solve.strategy == "incremental" and self._incremental_bound() is None:
             raise UnsupportedConstruct(
                 "'strategy incremental' (Avellaneda's Algorithm 3) takes a depth range, 'minimize depth' or "

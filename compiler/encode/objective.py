@@ -124,6 +124,27 @@ def combine(objectives: Sequence[ir.Objective], model: ir.Model | None = None) -
                     tuple((c, v) for v, c in lin.items() if c))
 
 
+def describe(combined: Combined, labels: Sequence[str] = ()) -> list[str]:
+    """How a solver's integer cost maps back to the program's objective, one line each,
+    for the header of an exported file (the cost alone says nothing of scale or offset).
+
+    >>> describe(combine([ir.Objective(((Fraction(1, 100), 3), (Fraction(1), 4)), Fraction(-1, 100))]), ["obj"])
+    ['odt objective (obj) = cost / 100 + -1/100']
+    """
+    if len(combined.levels) == 1:
+        lvl = combined.levels[0]
+        name = f" ({labels[0]})" if labels else ""
+        return [f"odt objective{name} = cost / {lvl.scale} + {lvl.offset}"]
+    out = [f"odt lexicographic objective of {len(combined.levels)} levels: cost = "
+           + " + ".join(f"{m} * cost_{i + 1}" for i, m in enumerate(combined.multipliers))
+           + ", each cost_i between 0 and its total"]
+    for i, (lvl, m) in enumerate(zip(combined.levels, combined.multipliers)):
+        name = f" ({labels[i]})" if i < len(labels) else ""
+        out.append(f"level {i + 1}{name} = cost_{i + 1} / {lvl.scale} + {lvl.offset} "
+                   f"(cost_{i + 1} <= {lvl.total}, multiplier {m})")
+    return out
+
+
 def level_values(objectives: Sequence[ir.Objective], values: Sequence, model: ir.Model | None = None) -> list[Fraction]:
     """The value of every objective level under a full assignment (exact for booleans;
     continuous values are rounded to the nearest 1e-9)."""

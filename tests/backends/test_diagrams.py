@@ -206,3 +206,14 @@ def test_pass_through_decodes_to_a_skip_arc():
         assert res.status == "optimal" and res.verified and abs(res.objective - 0.3) <= TOL, backend
         assert (np.asarray(d.predict(case.data()), dtype=np.int64) == SKIP_Y).all(), backend
         assert d.n_nodes == 3 and _skip_arcs(d), f"{backend}\n{d.to_text()}"
+
+
+def test_a_milp_solve_does_not_change_what_cp_flow_lowers():
+    """The lowering cache is keyed by encoding and backend: a diagram's flows are reals
+    for milp and booleans for cp, so a milp solve first must not make cp refuse."""
+    data = Path(__file__).resolve().parents[2] / "examples" / "data" / "mouse.csv"
+    prog = odt.compile(f'data "{data}" {{ target class }}\nmodel diagram(widths = [1, 2])\nminimize errors\n'
+                       'solve cp(encoding = "flow")\n')
+    first = prog.solve(backend="milp")
+    second = prog.solve()
+    assert second.backend == "cp" and second.verified and second.objective == first.objective

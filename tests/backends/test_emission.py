@@ -36,6 +36,8 @@ def level0(prog: odt.Program, backend: str, combined_value: float) -> Fraction:
 
 
 def test_lp_and_mps_solved_by_highspy_directly(program_file, tmp_path, capsys):
+    """The exported objective is the program's, constant included (nodes = leaves - 1):
+    a MILP solver reports the value odt reports, with no conversion."""
     import highspy
 
     assert main(["compile", str(program_file), "--to", "pyomo", "-o", str(tmp_path / "m")]) == 0
@@ -47,8 +49,27 @@ def test_lp_and_mps_solved_by_highspy_directly(program_file, tmp_path, capsys):
         h.setOptionValue("mip_rel_gap", 0.0)
         assert h.readModel(str(tmp_path / f"m.{suffix}")) == highspy.HighsStatus.kOk
         h.run()
-        value = h.getInfo().objective_function_value
-        assert float(level0(prog, "milp", value)) == pytest.approx(optimum)
+        assert h.getInfo().objective_function_value == pytest.approx(optimum)
+    assert (tmp_path / "m.lp").read_text().startswith("\\ odt: the objective is errors + 1/2*nodes")
+
+
+def test_wcnf_header_states_scale_and_offset(program_file, tmp_path, capsys):
+    """RC2's cost of the exported file, mapped through the header's scale and offset, is
+    odt's objective (errors + 0.5 * nodes has the offset -1/2: nodes = leaves - 1)."""
+    import re
+
+    from pysat.examples.rc2 import RC2Stratified
+    from pysat.formula import WCNF
+
+    assert main(["compile", str(program_file), "--to", "wcnf", "-o", str(tmp_path / "m.wcnf")]) == 0
+    text = (tmp_path / "m.wcnf").read_text()
+    found = re.search(r"^c odt objective \(.*\) = cost / (\d+) \+ (-?\d+(?:/\d+)?)$", text, re.M)
+    assert found is not None, text[:300]
+    with RC2Stratified(WCNF(from_file=str(tmp_path / "m.wcnf"))) as rc2:
+        rc2.compute()
+        cost = rc2.cost
+    value = Fraction(cost, int(found.group(1))) + Fraction(found.group(2))
+    assert float(value) == pytest.approx(odt.compile_file(program_file).solve(backend="maxsat").objective)
 
 
 def test_cpmpy_file_loads_and_solves_with_cpmpy_alone(program_file, tmp_path, capsys):

@@ -18,7 +18,7 @@ import pytest
 
 from odt.compiler.bdd_build import diagram_from_table, fill_unreached, gen_bdd
 from odt.compiler.diagram import Diagram, leaf_class
-from odt.compiler.errors import OdtError
+from odt.compiler.errors import OdtError, UnsupportedConstruct
 from odt.compiler.program import Program, compile
 from odt.compiler.skeletons.bdd_levels import cart_features
 
@@ -287,3 +287,12 @@ def test_encoding_not_larger_than_hu_bdd2(depth: int) -> None:
     M, K = len(df), df.shape[1] - 1
     hu = 2 * M * depth * K + M * (1 << depth) * (depth + 1)
     assert st.literals + st.objective_terms <= hu
+
+
+def test_multivariate_splits_on_a_bdd_are_refused_on_every_backend() -> None:
+    """milp used to drop 'splits multivariate' silently and solve a plain BDD."""
+    df = _random_frame(0)
+    prog = compile("model bdd(depth = 2) { splits multivariate }\nminimize errors", data=df)
+    for backend in ("maxsat", "cp", "milp"):
+        with pytest.raises(UnsupportedConstruct, match="splits multivariate"):
+            prog.solve(backend=backend)

@@ -59,6 +59,17 @@ def test_compile_stats_prints_the_encoding_size(capsys):
     assert "variables" in out and "clauses" in out and "literals" in out
 
 
+def test_compile_stats_measures_the_model_that_to_writes(capsys, tmp_path):
+    """--to pyomo writes Florio's flow model: --stats gives its size, not the paths one."""
+    assert main(["compile", str(MOUSE), "--stats", "--to", "wcnf", "-o", str(tmp_path / "m.wcnf")]) == 0
+    paths = capsys.readouterr().out
+    assert main(["compile", str(MOUSE), "--stats", "--to", "pyomo", "-o", str(tmp_path / "m")]) == 0
+    flow = capsys.readouterr().out
+    assert paths.startswith("paths encoding for --to wcnf") and flow.startswith("flow encoding for --to pyomo")
+    rows = int(flow.split("linear rows")[1].split()[0])
+    assert rows > 0 and "clauses 0" in flow
+
+
 @pytest.mark.parametrize("legacy", [False, True])
 def test_written_wcnf_solved_by_a_fresh_rc2_process_gives_the_same_optimum(tmp_path, capsys, legacy):
     wcnf = tmp_path / "m.wcnf"

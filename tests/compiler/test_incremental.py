@@ -246,3 +246,12 @@ def test_handmade_tiny_cases(case, k, answer):
 def test_tiny_data_incremental_equals_plain_and_the_enumeration(case, pick):
     best = check_tiny(case, _interesting_bound(case, pick))
     event("infeasible at every depth" if best is None else f"minimum depth {best[0]}")
+
+
+@pytest.mark.parametrize("directive, backend", [("solve cp strategy incremental", None),
+                                                ("solve maxsat strategy incremental", "milp")])
+def test_incremental_on_a_backend_without_an_incremental_sat_solver_is_refused(directive, backend):
+    """It used to run maxsat silently under the name of cp."""
+    text = program(MOUSE, "errors == 0", "minimize depth") + directive
+    with pytest.raises(UnsupportedConstruct, match="incremental SAT solver"):
+        odt.compile(text).solve(backend=backend)
