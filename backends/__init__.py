@@ -6,7 +6,7 @@ depth-limited trees minimising errors), ``maxsat`` (the fastest exact backend fo
 Boolean path encoding of trees on binarised data), then ``cp``, then ``milp`` (the only one
 with continuous variables, so the one that takes multivariate splits). ``auto`` takes the first
 whose encoding lowers the program and whose capabilities cover it
-(``compiler.program.Program.backend_name``).
+(``odt.routing.route``).
 """
 from __future__ import annotations
 

@@ -69,7 +69,7 @@ def run(job: tuple) -> dict:
     except ValueError as exc:  # backends/to_pyomo.py reads a NaN bound when HiGHS stops before its root LP
         if "NaN" not in str(exc) or kind != "diagram":
             return {"job": job, "error": f"{type(exc).__name__}: {exc}"}
-        from odt.compiler.diagram_greedy import warm_start
+        from odt.strategies.diagram_greedy import warm_start
 
         start = warm_start(prog.checked, 2.0)
         if start is None:

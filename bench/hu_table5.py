@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     import pandas as pd
 
-    from odt.compiler.program import compile
+    from odt.program import compile
 
     depths = [int(h) for h in args.depths.split(",")]
     print("| dataset | M (fold) | K | H | Hu E_Size | Hu Prop. 3 / 1e4 | ours / 1e4 | ours / Hu | ours / 1e3 | lower s |")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import odt
 from odt.compiler.evaluate import ConstraintCheck, evaluate
-from odt.compiler.program import Program
+from odt.program import Program
 
 EXAMPLES = Path(__file__).resolve().parent
 TIME_LIMIT = 120.0

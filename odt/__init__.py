@@ -7,7 +7,7 @@ classifier. See README.md for a quick start.
 from __future__ import annotations
 
 from odt.compiler.errors import OdtError
-from odt.compiler.program import Program, SolveResult, compile, compile_file
+from odt.program import Program, SolveResult, compile, compile_file
 from odt.compiler.classifier import Tree, load_classifier
 
 __all__ = ["OdtError", "Program", "SolveResult", "compile", "compile_file", "Tree", "load_classifier"]

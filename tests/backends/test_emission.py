@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import odt
-from odt.compiler.cli import main
+from odt.cli import main
 from odt.compiler.encode import objective
 
 ROOT = Path(__file__).resolve().parents[2]

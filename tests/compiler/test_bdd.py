@@ -19,7 +19,7 @@ import pytest
 from odt.compiler.bdd_build import diagram_from_table, fill_unreached, gen_bdd
 from odt.compiler.diagram import Diagram, leaf_class
 from odt.compiler.errors import OdtError, UnsupportedConstruct
-from odt.compiler.program import Program, compile
+from odt.program import Program, compile
 from odt.compiler.skeletons.bdd_levels import cart_features
 
 DATA = Path(__file__).parents[1] / "fixtures" / "data"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from odt.compiler.cli import main
+from odt.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 QUICK = ROOT / "examples" / "quickstart.odt"

@@ -13,7 +13,7 @@ import pytest
 import odt
 from odt.compiler.data import Feature
 from odt.compiler.diagram import Diagram
-from odt.compiler.diagram_greedy import greedy_diagram, warm_start
+from odt.strategies.diagram_greedy import greedy_diagram, warm_start
 from odt.compiler.skeletons.diagram_flow import effective_widths
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from odt.compiler.cli import main
+from odt.cli import main
 
 ERRORS = Path(__file__).resolve().parents[1] / "fixtures" / "errors"
 CASES = sorted(p.stem for p in ERRORS.glob("*.odt"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import odt
-from odt.compiler.cli import main
+from odt.cli import main
 from odt.compiler.errors import InfeasibleProgram
 
 DATA = {"a": [0, 1, 0, 1, 1, 0], "g": [1, 1, 1, 0, 0, 0], "class": [1, 1, 1, 0, 1, 0]}

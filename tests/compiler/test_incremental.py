@@ -25,7 +25,8 @@ from hypothesis import strategies as st
 from pysat.solvers import Solver
 
 import odt
-from odt.compiler import incremental, ir
+from odt.compiler import ir
+from odt.strategies import incremental
 from odt.compiler.errors import InfeasibleProgram, UnsupportedConstruct
 from odt.compiler.skeletons.tree_paths import encode_tree
 

@@ -9,9 +9,10 @@ import pytest
 
 import odt
 from odt.backends import capabilities, get_backend
-from odt.compiler import cli, lower as lower_module, program as program_module
+from odt import cli, program as program_module
+from odt.compiler import lower as lower_module
 from odt.compiler.errors import UnsupportedConstruct
-from odt.compiler.routing import estimate, refusal
+from odt.routing import estimate, refusal
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -7,9 +7,9 @@ from fractions import Fraction
 from odt.backends.base import SolveOptions
 from odt.backends.dp import DpBackend
 
-from .evaluate import evaluate
-from .program_types import CheckedProgram, TreeSkeleton
-from .result import Classifier
+from odt.compiler.evaluate import evaluate
+from odt.compiler.program_types import CheckedProgram, TreeSkeleton
+from odt.result import Classifier
 
 
 def warm_start(c: CheckedProgram, opts: SolveOptions) -> tuple[Classifier, Fraction] | None:
@@ -17,10 +17,10 @@ def warm_start(c: CheckedProgram, opts: SolveOptions) -> tuple[Classifier, Fract
     program and the objective has a single level (else None). A diagram skeleton with
     univariate splits gets Florio's greedy construction instead (``diagram_greedy``)."""
     sk = c.skeleton
-    from .program_types import DiagramSkeleton
+    from odt.compiler.program_types import DiagramSkeleton
 
     if isinstance(sk, DiagramSkeleton) and c.splits == "univariate" and len(c.objective.levels) == 1:
-        from .diagram_greedy import warm_start as diagram_warm_start
+        from odt.strategies.diagram_greedy import warm_start as diagram_warm_start
 
         return diagram_warm_start(c, 2.0 if opts.time_limit is None else min(2.0, 0.1 * opts.time_limit))
     if not isinstance(sk, TreeSkeleton) or sk.depth_range is not None or c.splits != "univariate" \

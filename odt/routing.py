@@ -16,9 +16,9 @@ from odt.backends import BACKENDS
 from odt.backends.base import Capability
 from odt.backends.dp import fragment_error
 
-from .errors import UnsupportedConstruct
-from .lower import needs_structure, refuse_unlowered
-from .program_types import BddSkeleton, CheckedProgram, DiagramSkeleton, LinearConstraint, TreeSkeleton
+from odt.compiler.errors import UnsupportedConstruct
+from odt.compiler.lower import needs_structure, refuse_unlowered
+from odt.compiler.program_types import BddSkeleton, CheckedProgram, DiagramSkeleton, LinearConstraint, TreeSkeleton
 
 #: ``auto`` prefers cp to maxsat from this many distinct training rows (see ``preference``)
 CP_FROM_BUCKETS = 250

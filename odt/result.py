@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Union
 
-from .classifier import Tree
-from .diagram import Diagram
-from .evaluate import ConstraintCheck, Evaluation
+from odt.compiler.classifier import Tree
+from odt.compiler.diagram import Diagram
+from odt.compiler.evaluate import ConstraintCheck, Evaluation
 
 Classifier = Union[Tree, Diagram]
 

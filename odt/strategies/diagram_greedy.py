@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .diagram import DNode, Diagram, compact_diagram, leaf_ref
+from odt.compiler.diagram import DNode, Diagram, compact_diagram, leaf_ref
 
 
 @dataclass
@@ -207,9 +207,9 @@ def warm_start(checked, budget: float) -> tuple[Diagram, Fraction] | None:
     """B4 for ``model diagram(...)`` with univariate splits and one objective level: the
     greedy diagram (node cost read off the objective's ``nodes`` coefficient, relative to
     ``errors``) with its re-evaluated objective, when it satisfies the program."""
-    from .evaluate import evaluate
-    from .lower import allowed_features
-    from .skeletons.tree_paths import useful_features
+    from odt.compiler.evaluate import evaluate
+    from odt.compiler.lower import allowed_features
+    from odt.compiler.skeletons.tree_paths import useful_features
 
     data = checked.dataset
     level = checked.objective.levels[0]

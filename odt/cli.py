@@ -14,7 +14,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from .errors import OdtError
+from odt.compiler.errors import OdtError
 
 
 def _write_atomic(path: str, content: str | bytes) -> None:
@@ -42,8 +42,8 @@ def _progress_printer(quiet: bool):
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .lower import refuse_unlowered
-    from .program import compile_file
+    from odt.compiler.lower import refuse_unlowered
+    from odt.program import compile_file
 
     prog = compile_file(args.program)
     c = prog.checked
@@ -63,7 +63,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from .program import compile_file
+    from odt.program import compile_file
 
     prog = compile_file(args.program)
     core = prog.explain(backend=args.backend, time_limit=args.time_limit)
@@ -82,8 +82,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    from .errors import InfeasibleProgram
-    from .program import compile_file
+    from odt.compiler.errors import InfeasibleProgram
+    from odt.program import compile_file
 
     prog = compile_file(args.program)
     if args.explain:
@@ -122,7 +122,7 @@ def _solve(prog, args: argparse.Namespace) -> int:
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
-    from .program import compile_file
+    from odt.program import compile_file
 
     prog = compile_file(args.program)
     target = args.to or "wcnf"
@@ -151,7 +151,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
-    from .classifier import load_classifier
+    from odt.compiler.classifier import load_classifier
 
     tree = load_classifier(args.model)
     labels = tree.predict(args.data)
@@ -168,12 +168,12 @@ def cmd_predict(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from .classifier import load_classifier
+    from odt.compiler.classifier import load_classifier
 
     clf = load_classifier(args.model)
     table = None
     if args.data:
-        from .data import read_csv
+        from odt.compiler.data import read_csv
 
         table = read_csv(args.data)
     if args.format == "text":

@@ -6,11 +6,11 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from .errors import InfeasibleProgram
-from .program_types import TreeSkeleton
+from odt.compiler.errors import InfeasibleProgram
+from odt.compiler.program_types import TreeSkeleton
 
 if TYPE_CHECKING:
-    from .program import Program
+    from odt.program import Program
 
 
 def minimal_conflict(program: "Program", backend: str | None = None,

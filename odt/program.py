@@ -16,20 +16,20 @@ from odt.backends import BACKENDS, capabilities, get_backend
 from odt.backends.dp import fragment_error
 from odt.backends.base import Artifact, BackendResult, Progress, SolveOptions, Status
 
-from . import ir
-from .check import check, load_table
-from .data import table_from_python
-from .encode import objective as objective_enc
-from .errors import InfeasibleProgram, OdtError, UnsupportedConstruct
-from .depth_search import solve_depth_range
-from .evaluate import evaluate
-from .explain import minimal_conflict
-from .lower import Lowered, lower
-from .parse import parse_program
-from .program_types import CheckedProgram, LinearConstraint, TreeSkeleton
-from .result import Classifier, SolveResult
-from .routing import estimate, refusal, route
-from .warm_start import warm_start as warm_start_of
+from odt.compiler import ir
+from odt.compiler.check import check, load_table
+from odt.compiler.data import table_from_python
+from odt.compiler.encode import objective as objective_enc
+from odt.compiler.errors import InfeasibleProgram, OdtError, UnsupportedConstruct
+from odt.strategies.depth_search import solve_depth_range
+from odt.compiler.evaluate import evaluate
+from odt.strategies.explain import minimal_conflict
+from odt.compiler.lower import Lowered, lower
+from odt.compiler.parse import parse_program
+from odt.compiler.program_types import CheckedProgram, LinearConstraint, TreeSkeleton
+from odt.result import Classifier, SolveResult
+from odt.routing import estimate, refusal, route
+from odt.strategies.warm_start import warm_start as warm_start_of
 
 _TOL = 1e-6
 

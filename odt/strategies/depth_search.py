@@ -6,13 +6,13 @@ import dataclasses
 import time
 from typing import TYPE_CHECKING
 
-from .errors import InfeasibleProgram, UnsupportedConstruct
-from .evaluate import evaluate
-from .program_types import LinearForm, QuantityRef, TreeSkeleton
-from .result import SolveResult
+from odt.compiler.errors import InfeasibleProgram, UnsupportedConstruct
+from odt.compiler.evaluate import evaluate
+from odt.compiler.program_types import LinearForm, QuantityRef, TreeSkeleton
+from odt.result import SolveResult
 
 if TYPE_CHECKING:
-    from .program import Program
+    from odt.program import Program
 
 
 def solve_depth_range(program: "Program", backend, time_limit, threads, seed, verbose, progress,
@@ -84,7 +84,7 @@ def incremental_depth(program: "Program", low: int, high: int, time_limit: float
     Algorithm 3 at each depth (B3); DT_size then searches the node count dichotomically
     on the solver of the minimum depth, under assumptions on the unary counter of
     Avellaneda's eqs (7)-(10). The log gives the rows and SAT calls each step needed."""
-    from .incremental import dt_depth_size
+    from odt.strategies.incremental import dt_depth_size
 
     program._check_strategy()
     bound = program._incremental_bound()

@@ -30,11 +30,11 @@ from typing import Callable
 import numpy as np
 from pysat.solvers import Solver
 
-from . import ir
-from .classifier import Tree
-from .encode import pb
-from .program_types import CheckedProgram
-from .skeletons.tree_paths import BOTTOM, Bucket, TreePathsEncoding, encode_tree, make_buckets, useful_features
+from odt.compiler import ir
+from odt.compiler.classifier import Tree
+from odt.compiler.encode import pb
+from odt.compiler.program_types import CheckedProgram
+from odt.compiler.skeletons.tree_paths import BOTTOM, Bucket, TreePathsEncoding, encode_tree, make_buckets, useful_features
 
 SAT_SOLVER = "g3"  # Glucose 3: supports interrupted (time-limited) calls
 
