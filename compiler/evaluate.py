@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .classifier import Tree
+from .classifiers import Tree
 from .program_types import CheckedProgram, LinearConstraint, LinearForm, QuantityRef
 from .source import Span
 
 if TYPE_CHECKING:
-    from .diagram import Diagram
+    from .classifiers.diagram import Diagram
 
 _TOL = 1e-9
 
@@ -133,7 +133,7 @@ class _Shape:
 
 
 def _tree_shape(tree: Tree, Xb: np.ndarray, rows: np.ndarray, n_rows: int) -> _Shape:
-    from .classifier import Leaf
+    from .classifiers import Leaf
 
     nodes, leaves, paths, node_rows = [], [], [], []
     leaf_of = np.full(n_rows, -1)
@@ -188,7 +188,7 @@ def _diagram_shape(d, Xb: np.ndarray, rows: np.ndarray, n_rows: int) -> _Shape:
 def _structure_checks(program: CheckedProgram, tree: "Tree | Diagram") -> list[ConstraintCheck]:
     """C3, C5-C10 re-checked on the decoded classifier (rows of positive weight count)."""
     from . import ast
-    from .classifier import Tree as TreeType
+    from .classifiers import Tree as TreeType
     from .data import Binarizer
     from .program_types import StructuralConstraint
 

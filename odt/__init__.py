@@ -8,6 +8,6 @@ from __future__ import annotations
 
 from odt.compiler.errors import OdtError
 from odt.program import Program, SolveResult, compile, compile_file
-from odt.compiler.classifier import Tree, load_classifier
+from odt.compiler.classifiers import Tree, load_classifier
 
 __all__ = ["OdtError", "Program", "SolveResult", "compile", "compile_file", "Tree", "load_classifier"]

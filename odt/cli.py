@@ -151,7 +151,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
-    from odt.compiler.classifier import load_classifier
+    from odt.compiler.classifiers import load_classifier
 
     tree = load_classifier(args.model)
     labels = tree.predict(args.data)
@@ -168,7 +168,8 @@ def cmd_predict(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from odt.compiler.classifier import load_classifier
+    from odt.compiler.classifiers import load_classifier
+    from odt.compiler.classifiers.render import to_dot, to_svg
 
     clf = load_classifier(args.model)
     table = None
@@ -179,7 +180,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     if args.format == "text":
         text = clf.to_text()
     else:
-        text = clf.to_dot(table) if args.format == "dot" else clf.to_svg(table)
+        text = to_dot(clf, table) if args.format == "dot" else to_svg(clf, table)
     if args.output:
         _write_atomic(args.output, text + ("" if text.endswith("\n") else "\n"))
     else:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Union
 
-from odt.compiler.classifier import Tree
-from odt.compiler.diagram import Diagram
+from odt.compiler.classifiers import Tree
+from odt.compiler.classifiers.diagram import Diagram
 from odt.compiler.evaluate import ConstraintCheck, Evaluation
 
 Classifier = Union[Tree, Diagram]

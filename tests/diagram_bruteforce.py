@@ -161,7 +161,7 @@ def to_diagram(desc: tuple, classes: Sequence[int], widths: Sequence[int]):
     a pass-through slot is replaced by its target in every reference to it (an arc that
     skips a layer), and stays as an unreachable placeholder node."""
     from odt.compiler.data import Feature
-    from odt.compiler.diagram import Diagram, DNode, leaf_ref
+    from odt.compiler.classifiers.diagram import Diagram, DNode, leaf_ref
 
     classes = [int(c) for c in classes]
     layer = _layers(widths)

@@ -17,7 +17,7 @@ from fractions import Fraction
 import numpy as np
 
 from odt.compiler import ir
-from odt.compiler.classifier import Leaf, Split, Tree, TreeNode
+from odt.compiler.classifiers import Leaf, Split, Tree, TreeNode
 from odt.compiler.data import Feature
 from odt.compiler.errors import UnsupportedConstruct
 from odt.compiler.program_types import CheckedProgram, LinearConstraint, TreeSkeleton

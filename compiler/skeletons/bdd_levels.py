@@ -81,7 +81,7 @@ class BddLevelsEncoding:
 
     def decode(self, values, data, input_columns):
         """Read the level features and the truth table, then GenBDD (``bdd_build``)."""
-        from ..bdd_build import diagram_from_table
+        from ..classifiers.bdd_build import diagram_from_table
 
         def lit(l: int) -> bool:
             return bool(values[l]) if l > 0 else not bool(values[-l])

@@ -69,7 +69,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..diagram import leaf_ref
+from ..classifiers.diagram import leaf_ref
 from ..ir import ModelBuilder, Origin, VarKind
 from .tree_flow import HyperplaneInputs, flow_errors, hyperplane_rows, oblique_feature
 from .tree_paths import Bucket
@@ -292,7 +292,7 @@ class DiagramFlowEncoding:
         the bucketed training rows (arcs no row takes go; pass-through nodes vanish), so
         every training row is routed exactly as in the solver's flows."""
         from ..data import Binarizer, Feature
-        from ..diagram import DNode, Diagram, compact_diagram
+        from ..classifiers.diagram import DNode, Diagram, compact_diagram
 
         def on(var: int) -> bool:
             return float(values[var]) > 0.5

@@ -87,7 +87,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..diagram import Diagram, DNode, compact_diagram, leaf_class, leaf_ref
+from ..classifiers.diagram import Diagram, DNode, compact_diagram, leaf_class, leaf_ref
 from ..encode.pb import at_most
 from ..ir import ModelBuilder
 from .dag_structure import DagStructure, define_tests

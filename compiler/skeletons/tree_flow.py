@@ -158,8 +158,8 @@ class TreeFlowEncoding:
         return [(ONE, v) for v in self.p.values()], Fraction(0)
 
     def decode(self, values, data, input_columns):
-        from ..classifier import Leaf, Split
-        from ..decode import BOTTOM, finish
+        from ..classifiers import Leaf, Split
+        from ..classifiers.tree_build import BOTTOM, finish
 
         def on(var: int) -> bool:
             return float(values[var]) > 0.5

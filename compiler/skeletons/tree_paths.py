@@ -87,8 +87,8 @@ class TreePathsEncoding:
 
     def decode(self, values, data, input_columns):
         """The tree of an assignment: F gives node features, C leaf classes (BOTTOM = -1)."""
-        from ..classifier import Leaf, Split
-        from ..decode import finish
+        from ..classifiers import Leaf, Split
+        from ..classifiers.tree_build import finish
 
         def lit(l: int) -> bool:
             return bool(values[l]) if l > 0 else not bool(values[-l])

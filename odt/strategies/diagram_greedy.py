@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from odt.compiler.diagram import DNode, Diagram, compact_diagram, leaf_ref
+from odt.compiler.classifiers.diagram import DNode, Diagram, compact_diagram, leaf_ref
 
 
 @dataclass

@@ -31,7 +31,7 @@ import numpy as np
 from pysat.solvers import Solver
 
 from odt.compiler import ir
-from odt.compiler.classifier import Tree
+from odt.compiler.classifiers import Tree
 from odt.compiler.encode import pb
 from odt.compiler.program_types import CheckedProgram
 from odt.compiler.skeletons.tree_paths import BOTTOM, Bucket, TreePathsEncoding, encode_tree, make_buckets, useful_features

@@ -24,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import odt
-from odt.compiler.diagram import compact_diagram
+from odt.compiler.classifiers.diagram import compact_diagram
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from diagram_bruteforce import (brute_force_diagram, count_diagrams, enumerate_diagrams,  # noqa: E402

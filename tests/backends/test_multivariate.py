@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import odt
-from odt.compiler.classifier import Tree
+from odt.compiler.classifiers import Tree
 from odt.compiler.errors import UnsupportedConstruct
 
 

@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from odt.compiler.bdd_build import diagram_from_table, fill_unreached, gen_bdd
-from odt.compiler.diagram import Diagram, leaf_class
+from odt.compiler.classifiers.bdd_build import diagram_from_table, fill_unreached, gen_bdd
+from odt.compiler.classifiers.diagram import Diagram, leaf_class
 from odt.compiler.errors import OdtError, UnsupportedConstruct
 from odt.program import Program, compile
 from odt.compiler.skeletons.bdd_levels import cart_features

@@ -12,7 +12,7 @@ import pytest
 
 import odt
 from odt.compiler.data import Feature
-from odt.compiler.diagram import Diagram
+from odt.compiler.classifiers.diagram import Diagram
 from odt.strategies.diagram_greedy import greedy_diagram, warm_start
 from odt.compiler.skeletons.diagram_flow import effective_widths
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import odt
-from odt.compiler.classifier import Tree
+from odt.compiler.classifiers import Tree
 from odt.compiler.errors import OdtDataError, OdtError
 
 XOR_AND = {

@@ -24,7 +24,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .data import Feature
+from ..data import Feature
 from .diagram import Diagram, DNode, leaf_ref
 
 Table = list[int]

@@ -13,7 +13,9 @@ from html import escape
 
 import numpy as np
 
-from .data import Binarizer
+from ..data import Binarizer
+from .diagram import Diagram, leaf_class
+from .tree import Leaf, Tree
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,16 +36,12 @@ class Arc:
 
 def graph_of(clf, table=None) -> tuple[list[Box], list[Arc]]:
     """The boxes and arcs of a ``Tree`` or ``Diagram``; ``table`` (raw rows) adds counts."""
-    from .classifier import Tree
-
     if isinstance(clf, Tree):
         return _tree_graph(clf, table)
     return _diagram_graph(clf, table)
 
 
 def _tree_graph(tree, table) -> tuple[list[Box], list[Arc]]:
-    from .classifier import Leaf
-
     Xb = Binarizer(tree.features).transform(table) if table is not None else None
     boxes: list[Box] = []
     arcs: list[Arc] = []
@@ -67,7 +65,6 @@ def _tree_graph(tree, table) -> tuple[list[Box], list[Arc]]:
 
 
 def _diagram_graph(d, table) -> tuple[list[Box], list[Arc]]:
-    from .diagram import leaf_class
 
     counts = arcs_taken = None
     if table is not None:

@@ -24,9 +24,9 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from .data import Binarizer, Feature
-
-SCHEMA = "odt.classifier/1"
+from ..data import Binarizer, Feature
+from .common import SCHEMA, as_table, save_json
+from .tree import Leaf, Split, Tree
 
 
 def leaf_ref(c: int) -> int:
@@ -142,17 +142,13 @@ class Diagram:
 
     def predict(self, data: Any) -> np.ndarray:
         """Class labels for raw rows: a CSV path, DataFrame, dict of columns or 2-D array."""
-        from .classifier import _as_table
-
-        table = _as_table(data, self.input_columns)
+        table = as_table(data, self.input_columns)
         idx = self.predict_binary(Binarizer(self.features).transform(table))
         return np.array([self.classes[i] for i in idx],
                         dtype=object if any(isinstance(c, str) for c in self.classes) else None)
 
     def unfold(self):
         """The equivalent ``Tree`` (every path of the DAG spelled out): same predictions."""
-        from .classifier import Leaf, Split, Tree
-
         def build(ref: int):
             if ref < 0:
                 return Leaf(leaf_class(ref))
@@ -174,19 +170,6 @@ class Diagram:
             lines.append(f"n{i} (layer {n.layer}): if {self.features[n.feature].name}: {self._ref_text(n.if_true)}; "
                          f"else: {self._ref_text(n.if_false)}")
         return "\n".join(lines)
-
-    def to_dot(self, table=None) -> str:
-        """Graphviz DOT, one rank per layer; with a raw ``table`` (the training data) each
-        node and arc shows how many rows pass it (Florio's fragmentation figure)."""
-        from .render import to_dot
-
-        return to_dot(self, table)
-
-    def to_svg(self, table=None) -> str:
-        """A standalone SVG drawing (laid out by odt, no Graphviz needed)."""
-        from .render import to_svg
-
-        return to_svg(self, table)
 
     # ------------------------------------------------------------------ JSON (E1)
     def to_json(self) -> dict:
@@ -217,10 +200,7 @@ class Diagram:
 
     def save(self, path: str | Path) -> None:
         """Write JSON atomically (a temporary file renamed over the target)."""
-        path = Path(path)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(self.to_json(), indent=2) + "\n")
-        tmp.replace(path)
+        save_json(self.to_json(), path)
 
 
 def compact_diagram(d: Diagram, Xb_rows: np.ndarray | None = None, reduce: bool = True) -> Diagram:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .classifier import Leaf, Split, Tree, TreeNode
-from .data import Binarizer, Dataset, Feature
+from ..data import Binarizer, Dataset, Feature
+from .tree import Leaf, Split, Tree, TreeNode
 
 BOTTOM = -1
 

@@ -9,17 +9,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Union
+from typing import Any, Iterator, Union
 
 import numpy as np
 
-from .data import Binarizer, Feature, RawTable, read_csv, table_from_python
-from .errors import OdtDataError, OdtError
+from ..data import Binarizer, Feature
+from ..errors import OdtError
+from .common import SCHEMA, as_table, save_json
 
-if TYPE_CHECKING:
-    from .diagram import Diagram
-
-SCHEMA = "odt.classifier/1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +105,7 @@ class Tree:
 
     def predict(self, data: Any) -> np.ndarray:
         """Class labels for raw rows: a CSV path, DataFrame, dict of columns or 2-D array."""
-        table = _as_table(data, self.input_columns)
+        table = as_table(data, self.input_columns)
         idx = self.predict_binary(Binarizer(self.features).transform(table))
         return np.array([self.classes[i] for i in idx], dtype=object if any(isinstance(c, str) for c in self.classes) else None)
 
@@ -127,18 +124,6 @@ class Tree:
 
         emit(self.root, "")
         return "\n".join(lines)
-
-    def to_dot(self, table=None) -> str:
-        """Graphviz DOT; with the raw training ``table`` every node and arc shows its rows."""
-        from .render import to_dot
-
-        return to_dot(self, table)
-
-    def to_svg(self, table=None) -> str:
-        """A standalone SVG drawing (laid out by odt, no Graphviz needed)."""
-        from .render import to_svg
-
-        return to_svg(self, table)
 
     # ------------------------------------------------------------------ JSON (E1)
     def to_json(self) -> dict:
@@ -171,38 +156,4 @@ class Tree:
 
     def save(self, path: str | Path) -> None:
         """Write JSON atomically (a temporary file renamed over the target)."""
-        path = Path(path)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(self.to_json(), indent=2) + "\n")
-        tmp.replace(path)
-
-
-def load_classifier(path: str | Path) -> "Tree | Diagram":
-    """Load a classifier (tree, diagram or BDD) saved with ``save`` / ``odtc solve -o``."""
-    try:
-        obj = json.loads(Path(path).read_text())
-    except FileNotFoundError:
-        raise OdtError(f"model file '{path}' not found") from None
-    except (OSError, json.JSONDecodeError) as exc:
-        raise OdtError(f"cannot read model file '{path}': {exc}") from None
-    if isinstance(obj, dict) and obj.get("schema") == SCHEMA and obj.get("type") == "diagram":
-        from .diagram import Diagram
-
-        return Diagram.from_json(obj)
-    return Tree.from_json(obj)
-
-
-def _as_table(data: Any, input_columns: tuple[str, ...]) -> RawTable:
-    if isinstance(data, RawTable):
-        return data
-    if isinstance(data, (str, Path)):
-        return read_csv(data)
-    if isinstance(data, np.ndarray) or isinstance(data, list):
-        arr = np.asarray(data, dtype=object)
-        if arr.ndim == 1:
-            arr = arr.reshape(1, -1)
-        if len(input_columns) != arr.shape[1]:
-            raise OdtDataError(f"expected {len(input_columns)} columns ({', '.join(input_columns)}), got {arr.shape[1]}")
-        return table_from_python({c: arr[:, j] for j, c in enumerate(input_columns)})
-    return table_from_python(data)
-
+        save_json(self.to_json(), path)
