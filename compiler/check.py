@@ -16,7 +16,7 @@ import numpy as np
 from . import ast
 from .data import ColumnRule, Dataset, DataSpec, RawTable, build_dataset, read_csv
 from .errors import Diagnostic, OdtDataError, OdtError, OdtNameError, OdtTypeError, did_you_mean
-from .program_types import (
+from .checked import (
     QUANTITIES,
     BddSkeleton,
     CheckedObjective,

@@ -34,7 +34,7 @@ from typing import Callable, Union
 from . import ast
 from .errors import UnsupportedConstruct
 from .ir import ModelBuilder, Origin
-from .program_types import LinearConstraint, StructuralConstraint
+from .checked import LinearConstraint, StructuralConstraint
 from .skeletons.dag_structure import DagStructure, cost_on_paths, exclusion_on_paths, order_on_paths
 from .skeletons.tree_structure import TreeStructure
 

@@ -274,7 +274,7 @@ class Dataset:
     ids: tuple[str, ...] | None
     binarizer: Binarizer
     X: np.ndarray  # bool (rows x features)
-    raw_numeric: tuple[str, ...]  # columns kept raw (S7)
+    raw_numeric: tuple[str, ...]  # columns whose every midpoint is a cut (S7): thresholds(all), raw or inferred
 
     @property
     def n_rows(self) -> int:
@@ -412,6 +412,6 @@ def _features_of(table: RawTable, col: str, rule: ColumnRule, raw: list[str]) ->
             i = int(bad[0])
             raise OdtDataError(f"{table.name}: column '{col}' is declared binary but {table.where(i)} holds {values[i]:g}", rule.span)
         return [Feature(col, "binary")]
-    if rule.method == "raw":
+    if rule.method in ("raw", "all"):
         raw.append(col)
     return [Feature(col, "threshold", threshold=t) for t in _thresholds(values, rule)]

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .classifiers import Tree
-from .program_types import CheckedProgram, LinearConstraint, LinearForm, QuantityRef
+from .checked import CheckedProgram, LinearConstraint, LinearForm, QuantityRef
 from .source import Span
 
 if TYPE_CHECKING:
@@ -190,7 +190,7 @@ def _structure_checks(program: CheckedProgram, tree: "Tree | Diagram") -> list[C
     from . import ast
     from .classifiers import Tree as TreeType
     from .data import Binarizer
-    from .program_types import StructuralConstraint
+    from .checked import StructuralConstraint
 
     data = program.dataset
     Xb = Binarizer(tree.features).transform(data.table)
@@ -292,7 +292,7 @@ def _uses_value(e, used: set[str], column_of) -> bool:
 def _skeleton_checks(program: CheckedProgram, tree: "Tree | Diagram") -> list[ConstraintCheck]:
     """The skeleton's own limits re-checked on the decoded classifier: depth and size of a
     tree (S1, S2), the layer widths of a diagram (S4), one feature per level of a BDD (S5)."""
-    from .program_types import BddSkeleton, DiagramSkeleton, TreeSkeleton
+    from .checked import BddSkeleton, DiagramSkeleton, TreeSkeleton
 
     sk = program.skeleton
     line = sk.span.line if sk.span else 0

@@ -26,7 +26,7 @@ from .constraints import (
     refuse_on_diagram,
 )
 from .errors import UnsupportedConstruct
-from .program_types import (
+from .checked import (
     BddSkeleton,
     CheckedProgram,
     DiagramSkeleton,

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 from odt.backends import BACKENDS, capabilities, get_backend
-from odt.backends.dp import fragment_error
 from odt.backends.base import Artifact, BackendResult, Progress, SolveOptions, Status
 
 from odt.compiler import ir
@@ -24,9 +23,10 @@ from odt.compiler.errors import InfeasibleProgram, OdtError, UnsupportedConstruc
 from odt.strategies.depth_search import solve_depth_range
 from odt.compiler.evaluate import evaluate
 from odt.strategies.explain import minimal_conflict
+from odt.compiler.lower_search import lower_search
 from odt.compiler.lower import Lowered, lower
 from odt.compiler.parse import parse_program
-from odt.compiler.program_types import CheckedProgram, LinearConstraint, TreeSkeleton
+from odt.compiler.checked import CheckedProgram, LinearConstraint, TreeSkeleton
 from odt.result import Classifier, SolveResult
 from odt.routing import estimate, refusal, route
 from odt.strategies.warm_start import warm_start as warm_start_of
@@ -173,6 +173,9 @@ class Program:
                                        "e.g. model tree(depth in 1..10)  minimize depth  subject to { errors == 0 }")
         name = self.backend_name(backend)
         impl = self._backend(name)
+        refused = refusal(self.checked, name)
+        if refused is not None:
+            raise refused
         if progress is not None and self.checked.objective.maximized:
             shown = progress
 
@@ -189,7 +192,7 @@ class Program:
             extra={k: v for k, v in req.options.items() if k == "solver"},
         )
         if _is_program_backend(name):  # dp: the checked program, no IR
-            tree, res = impl.solve_program(self.checked, opts)
+            tree, res = impl.solve_search(lower_search(self.checked), opts)
             return self._result(name, res, None, tree)
         low = self.lowered_for(name)
         self._capabilities(name, low)
@@ -268,7 +271,7 @@ class Program:
 
 
 def _is_program_backend(name: str) -> bool:
-    return hasattr(BACKENDS.get(name), "solve_program")
+    return hasattr(BACKENDS.get(name), "solve_search")
 
 
 def _f(x: Fraction | None, sign: float) -> float | None:

@@ -14,11 +14,11 @@ import numpy as np
 
 from odt.backends import BACKENDS
 from odt.backends.base import Capability
-from odt.backends.dp import fragment_error
 
 from odt.compiler.errors import UnsupportedConstruct
+from odt.compiler.lower_search import search_refusal
 from odt.compiler.lower import needs_structure, refuse_unlowered
-from odt.compiler.program_types import BddSkeleton, CheckedProgram, DiagramSkeleton, LinearConstraint, TreeSkeleton
+from odt.compiler.checked import BddSkeleton, CheckedProgram, DiagramSkeleton, LinearConstraint, TreeSkeleton
 
 #: ``auto`` prefers cp to maxsat from this many distinct training rows (see ``preference``)
 CP_FROM_BUCKETS = 250
@@ -34,7 +34,7 @@ def refusal(program: CheckedProgram, backend: str) -> UnsupportedConstruct | Non
     """The error lowering and the capability check of ``backend`` would raise for
     ``program``, decided without lowering (None when the backend takes it)."""
     if backend == "dp":
-        reason = fragment_error(program)
+        reason = search_refusal(program)
         return None if reason is None else UnsupportedConstruct(
             f"backend 'dp' takes {reason}", program.objective.span, "backends for the rest: maxsat, cp, milp (or auto)")
     try:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from odt.compiler.errors import InfeasibleProgram, UnsupportedConstruct
 from odt.compiler.evaluate import evaluate
-from odt.compiler.program_types import LinearForm, QuantityRef, TreeSkeleton
+from odt.compiler.checked import LinearForm, QuantityRef, TreeSkeleton
 from odt.result import SolveResult
 
 if TYPE_CHECKING:

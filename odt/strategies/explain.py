@@ -7,7 +7,7 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from odt.compiler.errors import InfeasibleProgram
-from odt.compiler.program_types import TreeSkeleton
+from odt.compiler.checked import TreeSkeleton
 
 if TYPE_CHECKING:
     from odt.program import Program

@@ -33,7 +33,7 @@ from pysat.solvers import Solver
 from odt.compiler import ir
 from odt.compiler.classifiers import Tree
 from odt.compiler.encode import pb
-from odt.compiler.program_types import CheckedProgram
+from odt.compiler.checked import CheckedProgram
 from odt.compiler.skeletons.tree_paths import BOTTOM, Bucket, TreePathsEncoding, encode_tree, make_buckets, useful_features
 
 SAT_SOLVER = "g3"  # Glucose 3: supports interrupted (time-limited) calls

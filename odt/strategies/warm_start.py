@@ -7,8 +7,9 @@ from fractions import Fraction
 from odt.backends.base import SolveOptions
 from odt.backends.dp import DpBackend
 
+from odt.compiler.lower_search import relaxation
 from odt.compiler.evaluate import evaluate
-from odt.compiler.program_types import CheckedProgram, TreeSkeleton
+from odt.compiler.checked import CheckedProgram, TreeSkeleton
 from odt.result import Classifier
 
 
@@ -17,7 +18,7 @@ def warm_start(c: CheckedProgram, opts: SolveOptions) -> tuple[Classifier, Fract
     program and the objective has a single level (else None). A diagram skeleton with
     univariate splits gets Florio's greedy construction instead (``diagram_greedy``)."""
     sk = c.skeleton
-    from odt.compiler.program_types import DiagramSkeleton
+    from odt.compiler.checked import DiagramSkeleton
 
     if isinstance(sk, DiagramSkeleton) and c.splits == "univariate" and len(c.objective.levels) == 1:
         from odt.strategies.diagram_greedy import warm_start as diagram_warm_start
@@ -27,7 +28,7 @@ def warm_start(c: CheckedProgram, opts: SolveOptions) -> tuple[Classifier, Fract
             or len(c.objective.levels) != 1:
         return None
     budget = 2.0 if opts.time_limit is None else min(2.0, 0.1 * opts.time_limit)
-    tree, _ = DpBackend().relaxation(c, budget)
+    tree, _ = DpBackend().relaxation(relaxation(c), budget)
     ev = evaluate(c, tree)
     if not ev.feasible:
         return None

@@ -1,0 +1,127 @@
+"""The search IR: a tree program as the engines of the ``dp`` family take it.
+
+The solver backends read the IR of ``ir.py`` (variables, clauses, rows); the dp engines
+search the data directly, so they read this instead: the matrix they split on, the rows
+with their classes and weights, the skeleton's limits, the objective as a combination of
+quantities that add up over the leaves and nodes of a tree, and every side constraint as
+a *DP ingredient* — a restriction of the candidate splits, a state carried down each
+branch, or a bound on an additive quantity checked at the root (STreeD, van der Linden,
+de Weerdt & Demirović, NeurIPS 2023; MurTree, Demirović et al., JMLR 2022).
+
+Plain frozen data, built by ``lower_search``; nothing here knows a solver or an engine.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from .data import Feature
+
+
+@dataclass(frozen=True, slots=True)
+class SplitDim:
+    """One column of the search matrix.
+
+    ``feature is None``: an *ordered* dimension, the raw values of ``column``; a split
+    cuts between two consecutive distinct values (Brita et al., Eq. 1), and with
+    ``cut_range`` (C10) the cut itself must lie in ``[lo, hi]``. Otherwise a 0/1
+    dimension: the dataset feature it stands for (a category, a binarised threshold, a
+    binary column); rows where the feature holds have value 1."""
+
+    column: str
+    feature: Feature | None = None
+    cut_range: tuple[float, float] | None = None
+
+    @property
+    def ordered(self) -> bool:
+        return self.feature is None
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """One objective level, to minimise: ``errors * errors_coef + nodes * nodes_coef +
+    depth * depth_coef + constant`` (``leaves`` is folded in: leaves = nodes + 1)."""
+
+    errors: Fraction = Fraction(1)
+    nodes: Fraction = Fraction(0)
+    depth: Fraction = Fraction(0)
+    constant: Fraction = Fraction(0)
+
+
+@dataclass(frozen=True, slots=True)
+class PathOrder:
+    """C7, Nanfack 4.1: a node testing a dimension of ``second`` has an ancestor testing
+    a dimension of ``first`` (the dimensions of the two columns)."""
+
+    first: frozenset[int]
+    second: frozenset[int]
+
+
+@dataclass(frozen=True, slots=True)
+class PathExclusion:
+    """C9, Nanfack 4.6 (per branch): no root-to-leaf path tests a dimension of every group."""
+
+    groups: tuple[frozenset[int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PathCost:
+    """C8, Nanfack 4.2: on every root-to-leaf path the tests cost at most ``bound``; each
+    test pays the cost of its dimension's column."""
+
+    costs: tuple[Fraction, ...]  # per dimension
+    bound: Fraction
+
+
+@dataclass(frozen=True, slots=True)
+class SameLeaf:
+    """C6, Nanfack 4.5: the two rows (positions in the search matrix) end in one leaf."""
+
+    first: int
+    second: int
+
+
+@dataclass(frozen=True)
+class TreeSearch:
+    """A depth-limited tree program for the dp engines.
+
+    Rows of weight 0 are left out (they exist for no encoding either); ``rows`` maps each
+    row of ``X`` back to the dataset. ``levels`` is the objective, most important first;
+    the caps are hard limits. Every constraint field is empty when the program does not
+    say it, so the plain ConTree fragment is ``depth``, ``min_leaf`` and one level of
+    errors."""
+
+    X: np.ndarray  # (n, p) float64: raw values (ordered dims) or 0/1
+    dims: tuple[SplitDim, ...]
+    y: np.ndarray  # (n,) int64 class indices
+    weights: np.ndarray  # (n,) float64, all > 0
+    rows: np.ndarray  # (n,) int64 dataset row of each row of X
+    classes: tuple[Any, ...]
+    input_columns: tuple[str, ...]
+    depth: int
+    levels: tuple[Level, ...] = (Level(),)
+    min_leaf: int = 1  # C5: rows per leaf
+    min_node: int = 1  # C3: rows per decision node
+    max_nodes: int | None = None  # S2 / C4: decision nodes (leaves <= L is nodes <= L - 1)
+    max_errors: Fraction | None = None  # O4: errors <= k
+    orders: tuple[PathOrder, ...] = ()
+    exclusions: tuple[PathExclusion, ...] = ()
+    path_costs: tuple[PathCost, ...] = ()
+    same_leaf: tuple[SameLeaf, ...] = ()
+    notes: tuple[str, ...] = field(default=(), compare=False)  # for --stats / logs
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.classes)
+
+    @property
+    def plain(self) -> bool:
+        """ConTree's fragment: depth, a minimum leaf size, errors as the only level."""
+        return (len(self.levels) == 1 and self.levels[0].nodes == 0 and self.levels[0].depth == 0
+                and self.levels[0].errors > 0 and self.min_node <= 1 and self.max_nodes is None
+                and self.max_errors is None and not (self.orders or self.exclusions or self.path_costs
+                                                     or self.same_leaf)
+                and all(d.cut_range is None for d in self.dims))
