@@ -17,15 +17,9 @@ import numpy as np
 
 from . import ir
 from . import ast
-from .constraints import (
-    Structure,
-    lower_expected_cost,
-    lower_scoped,
-    lower_structural,
-    mentioned_columns,
-    refuse_on_diagram,
-)
+from .constraints import Structure, lower_expected_cost, lower_scoped, lower_structural, mentioned_columns
 from .errors import UnsupportedConstruct
+from .support import refused_everywhere
 from .checked import (
     BddSkeleton,
     CheckedProgram,
@@ -44,8 +38,6 @@ from .skeletons.tree_structure import add_structure, add_structure_flow
 #: friendly solvers) and "flow" (Florio's MILP flow formulation, for MILP solvers)
 ENCODINGS = ("paths", "flow")
 
-#: quantities the tree lowering can express today (abs only inside constraints)
-LOWERED_QUANTITIES = ("errors", "nodes", "leaves", "predicted", "tp", "fp", "tn", "fn", "abs")
 PREDICTION_KINDS = {"predicted", "tp", "fp", "tn", "fn"}
 
 
@@ -67,112 +59,15 @@ def _unsupported(what: str, span, detail: str = "") -> UnsupportedConstruct:
 
 
 def refuse_unlowered(program: CheckedProgram) -> None:
-    """Raise ``UnsupportedConstruct`` for the first construct no backend can lower yet."""
+    """Raise ``UnsupportedConstruct`` for the first construct no backend takes (the
+    support table); a depth range is searched by the orchestration layer, never lowered."""
+    err = refused_everywhere(program)
+    if err is not None:
+        raise err
     sk = program.skeleton
     if getattr(sk, "depth_range", None) is not None:
-        raise _unsupported("the depth range", sk.span,
-                           "a depth range is solved by Program.solve as a search over depths (S3), not lowered")
-    for level in program.objective.levels:
-        if "depth" in level.kinds():
-            raise UnsupportedConstruct(
-                f"'{program.objective.span.quote()}' (line {program.objective.span.line}) minimises the depth, "
-                "which needs a depth range in the model", program.objective.span,
-                "write e.g.  model tree(depth in 1..10)  (S3); the depth is then searched from the low end")
-        if "expected_cost" in level.kinds():
-            raise _unsupported("the quantity 'expected_cost' in", program.objective.span, _EXPECTED_COST_ONLY)
-        _check_form(level, program.objective.span)
-        if "abs" in level.kinds():
-            raise _unsupported("abs(...) in the objective", program.objective.span,
-                               "bound it in a constraint instead, e.g. abs(rate(1, A) - rate(1, B)) <= 0.05")
-    if isinstance(sk, DiagramSkeleton):
-        _refuse_tree_constructs(program)
-    if isinstance(sk, BddSkeleton):
-        _refuse_on_bdd(program)
-    for c in program.constraints:
-        if isinstance(c, StructuralConstraint):
-            if isinstance(c.node, ast.Relation) or (isinstance(c.node, ast.CallConstraint)
-                                                     and c.node.call.name.text != "same_leaf"):
-                raise _unsupported("the constraint", c.span)
-            continue
-        if c.scope is None:  # expected_cost (C8) is lowered with the structure handles
-            if any("expected_cost" in q.inner.kinds() for q, _ in c.form.terms if q.inner is not None):
-                raise _unsupported("the quantity 'expected_cost' in", c.span, _EXPECTED_COST_ONLY)
-            _check_form(LinearForm(tuple(t for t in c.form.terms if t[0].kind != "expected_cost"), c.form.constant),
-                        c.span)
-
-
-def _refuse_tree_constructs(program: CheckedProgram) -> None:
-    """Leaves (``leaves``, ``every leaf: ...``) and ``same_leaf`` are tree constructs: a
-    diagram's rows end at class terminals shared by many paths (docs/language.md)."""
-    for level in program.objective.levels:
-        if "leaves" in _all_kinds(level):
-            raise refuse_on_diagram("the quantity 'leaves' in", program.objective.span,
-                                    "on a diagram, count the decision nodes instead: minimize errors + k * nodes")
-    for c in program.constraints:
-        if isinstance(c, StructuralConstraint):
-            if isinstance(c.node, ast.CallConstraint) and c.node.call.name.text == "same_leaf":
-                raise refuse_on_diagram("the constraint", c.span)
-        elif c.scope == "leaf":
-            raise refuse_on_diagram("the constraint", c.span)
-        elif "leaves" in _all_kinds(c.form):
-            raise refuse_on_diagram("the quantity 'leaves' in", c.span,
-                                    "on a diagram, bound the decision nodes instead, e.g. nodes <= 3")
-
-
-def _refuse_on_bdd(program: CheckedProgram) -> None:
-    """On an ordered BDD the side constraints that read the levels hold (paths, ``uses``,
-    ``expected_cost``); those on single nodes and leaves (``every node``, ``every leaf``,
-    ``same_leaf``) are not lowered: a BDD's nodes are made after solving, by GenBDD."""
-    if program.splits == "multivariate":
-        raise UnsupportedConstruct(
-            f"'splits multivariate' (line {program.model_span.line}) has no meaning on a bdd: an ordered BDD tests one "
-            "feature per level (Hu)", program.model_span,
-            "use  model diagram(widths = [...]) { splits multivariate }  or  model tree(depth <= D) { ... }")
-    for c in program.constraints:
-        node_scope = isinstance(c, LinearConstraint) and c.scope in ("node", "leaf")
-        row_place = isinstance(c, StructuralConstraint) and isinstance(c.node, ast.CallConstraint) \
-            and c.node.call.name.text == "same_leaf"
-        if node_scope or row_place:
-            raise UnsupportedConstruct(
-                f"'{c.span.quote()}' (line {c.span.line}) speaks about single nodes or leaves, which a bdd makes "
-                "after solving (GenBDD): on a bdd, side constraints on paths, uses and expected_cost are lowered",
-                c.span, "use  model tree(depth <= D)  or  model diagram(widths = [...])  for node and leaf support")
-    forms = list(program.objective.levels) + [c.form for c in program.constraints if isinstance(c, LinearConstraint)]
-    for form in forms:
-        for q in _all_quantities(form):
-            if q.kind in ("nodes", "leaves"):
-                raise _unsupported(f"the quantity '{q}' in", q.span, "the BddLevelsEncoding has no size handles "
-                                   "(a BDD's size is fixed after solving, by GenBDD)")
-
-
-def _all_quantities(form: LinearForm) -> list[QuantityRef]:
-    out = []
-    for q, _ in form.terms:
-        out.append(q)
-        if q.inner is not None:
-            out.extend(_all_quantities(q.inner))
-    return out
-
-
-def _all_kinds(form: LinearForm) -> set[str]:
-    out = set(form.kinds())
-    for q, _ in form.terms:
-        if q.inner is not None:
-            out |= _all_kinds(q.inner)
-    return out
-
-
-_EXPECTED_COST_ONLY = ("expected_cost is lowered as a term of a linear constraint with its cost table, e.g. "
-                       "expected_cost <= 2 with cost { a: 3, *: 1 } (not in the objective, not inside abs)")
-
-
-def _check_form(form: LinearForm, span) -> None:
-    for q, _ in form.terms:
-        if q.kind not in LOWERED_QUANTITIES:
-            raise _unsupported(f"the quantity '{q}' in", span,
-                               f"lowered quantities are {', '.join(LOWERED_QUANTITIES)}")
-        if q.inner is not None:
-            _check_form(q.inner, span)
+        raise UnsupportedConstruct("a depth range is solved as a search over depths (S3), one program per depth; "
+                                   "it is not lowered as a whole", sk.span)
 
 
 def expand_abs(c: LinearConstraint) -> list[LinearForm]:
@@ -471,12 +366,6 @@ def _quantity(enc, program: CheckedProgram, q: QuantityRef) -> tuple[list[tuple[
         return _predicted(enc, program, q)
     if q.kind == "errors":
         return enc.errors(program.groups[q.group] if q.group is not None else None)
-    if q.kind == "leaves" and isinstance(program.skeleton, DiagramSkeleton):
-        raise refuse_on_diagram(f"the quantity '{q}' in", q.span,
-                                "on a diagram, count or bound the decision nodes instead (nodes)")
-    if q.kind in ("leaves", "nodes") and not hasattr(enc, q.kind) and not hasattr(enc, "leaves"):
-        raise _unsupported(f"the quantity '{q}' in", q.span,
-                           f"the {type(enc).__name__} has no size handles (a BDD's size is fixed after solving, by GenBDD)")
     if q.kind == "leaves":
         return enc.leaves()
     if q.kind == "nodes" and hasattr(enc, "nodes"):

@@ -42,7 +42,7 @@ def _progress_printer(quiet: bool):
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from odt.compiler.lower import refuse_unlowered
+    from odt.compiler.support import refused_everywhere
     from odt.program import compile_file
 
     prog = compile_file(args.program)
@@ -55,7 +55,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     print(f"  model       {c.model_span.quote()}")
     print(f"  objective   {c.objective.span.quote() if c.objective.span.source else 'minimize errors (default)'}")
     print(f"  constraints {len(c.constraints)}")
-    refuse_unlowered(c)
+    err = refused_everywhere(c)
+    if err is not None:
+        raise err
     name = prog.backend_name()
     how = "auto chose it" if (prog.checked.solve.backend == "auto") else "the solve directive names it"
     print(f"  backend     {name} ({how}): {prog.check_backend(name)}")
@@ -150,6 +152,13 @@ def cmd_compile(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_support(args: argparse.Namespace) -> int:
+    from odt.compiler import support
+
+    sys.stdout.write(support.markdown() if args.markdown else support.text())
+    return 0
+
+
 def cmd_predict(args: argparse.Namespace) -> int:
     from odt.compiler.classifiers import load_classifier
 
@@ -223,6 +232,10 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("--stats", action="store_true", help="print the IR size (variables, clauses, literals)")
     k.add_argument("--legacy", action="store_true", help="WCNF: the pre-2022 format with a 'p wcnf' line")
     k.set_defaults(func=cmd_compile)
+
+    t = sub.add_parser("support", help="which construct works on which skeleton and backend (the support table)")
+    t.add_argument("--markdown", action="store_true", help="print docs/support.md (the table as Markdown)")
+    t.set_defaults(func=cmd_support)
 
     r = sub.add_parser("predict", help="predict the rows of a CSV with a saved classifier")
     r.add_argument("model")

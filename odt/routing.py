@@ -13,12 +13,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from odt.backends import BACKENDS
-from odt.backends.base import Capability
 
 from odt.compiler.errors import UnsupportedConstruct
 from odt.compiler.lower_search import search_refusal
-from odt.compiler.lower import needs_structure, refuse_unlowered
-from odt.compiler.checked import BddSkeleton, CheckedProgram, DiagramSkeleton, LinearConstraint, TreeSkeleton
+from odt.compiler import support
+from odt.compiler.lower import needs_structure
+from odt.compiler.checked import CheckedProgram, DiagramSkeleton, LinearConstraint, TreeSkeleton
 
 #: ``auto`` prefers cp to maxsat from this many distinct training rows (see ``preference``)
 CP_FROM_BUCKETS = 250
@@ -31,33 +31,21 @@ def encoding_of(program: CheckedProgram, backend: str) -> str:
 
 
 def refusal(program: CheckedProgram, backend: str) -> UnsupportedConstruct | None:
-    """The error lowering and the capability check of ``backend`` would raise for
-    ``program``, decided without lowering (None when the backend takes it)."""
+    """Why ``backend`` does not take ``program`` (None when it does), decided without
+    lowering: the support table first, then the combination rules the table cannot state
+    per construct (the dp fragment's, and the univariate splits that node, leaf, path and
+    test constraints are written for)."""
+    err = support.refusal(program, backend)
+    if err is not None:
+        return err
     if backend == "dp":
         reason = search_refusal(program)
         return None if reason is None else UnsupportedConstruct(
             f"backend 'dp' takes {reason}", program.objective.span, "backends for the rest: maxsat, cp, milp (or auto)")
-    try:
-        refuse_unlowered(program)
-    except UnsupportedConstruct as exc:
-        return exc
-    encoding = encoding_of(program, backend)
-    sk = program.skeleton
-    multivariate = program.splits == "multivariate"
-    if multivariate and not isinstance(sk, BddSkeleton) and encoding != "flow":
-        return UnsupportedConstruct(
-            f"backend '{backend}' cannot take 'splits multivariate' (line {program.model_span.line}): hyperplane "
-            "splits need continuous variables", program.model_span, "backends that support them: milp")
-    real = not isinstance(sk, BddSkeleton) and (multivariate or encoding == "flow" and (
-        isinstance(sk, TreeSkeleton) or backend != "cp"))
-    if real and Capability.REAL_VARS not in BACKENDS[backend].CAPABILITIES:
-        takers = sorted(n for n, cls in BACKENDS.items() if Capability.REAL_VARS in cls.CAPABILITIES)
-        named = "encoding" in program.solve.options and program.solve.span is not None
-        return UnsupportedConstruct(
-            f"backend '{backend}' does not support continuous variables" +
-            (f", which the '{encoding}' encoding uses" if named else ""),
-            program.solve.span if named else program.model_span, f"backends that do: {', '.join(takers)}")
-    if multivariate and needs_structure(program):
+    if program.splits == "multivariate" and program.solve.options.get("encoding") == "paths":
+        return UnsupportedConstruct("'splits multivariate' needs the 'flow' encoding (hyperplanes are continuous "
+                                    "variables)", program.solve.span, "drop encoding = \"paths\"")
+    if program.splits == "multivariate" and needs_structure(program):
         return UnsupportedConstruct(
             f"backend '{backend}' cannot take constraints on nodes, leaves, paths, tests or row placement with "
             "multivariate splits: they are lowered for univariate splits only", program.model_span,

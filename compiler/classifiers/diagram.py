@@ -17,7 +17,6 @@ Counting vocabulary (the language's quantities on diagrams):
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator

@@ -14,7 +14,7 @@ from html import escape
 import numpy as np
 
 from ..data import Binarizer
-from .diagram import Diagram, leaf_class
+from .diagram import leaf_class
 from .tree import Leaf, Tree
 
 

@@ -6,7 +6,6 @@ Trees are frozen, picklable and round-trip exactly through JSON (``schema`` vers
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Union

@@ -45,7 +45,7 @@ def test_auto_routes_the_fragment_to_dp_and_the_rest_elsewhere():
 def test_dp_refuses_programs_outside_its_fragment():
     data = {"a": [0, 1, 0, 1], "class": [0, 1, 1, 0]}
     prog = odt.compile("model tree(depth <= 2)\nminimize errors + 0.1 * nodes", data=data)
-    with pytest.raises(UnsupportedConstruct, match="backend 'dp' takes the objective 'errors'"):
+    with pytest.raises(UnsupportedConstruct, match="backend 'dp' does not take the quantity nodes"):
         prog.solve(backend="dp")
 
 

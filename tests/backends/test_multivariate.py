@@ -47,7 +47,7 @@ def test_auto_picks_the_backend_that_can_take_hyperplanes():
 @pytest.mark.parametrize("backend", ["maxsat", "cp"])
 def test_clause_backends_refuse_multivariate_splits_before_solving(backend):
     prog = odt.compile("model tree(depth <= 1) { splits multivariate }\nminimize errors", data=diagonal_data())
-    with pytest.raises(UnsupportedConstruct, match=f"backend '{backend}' cannot take 'splits multivariate'"):
+    with pytest.raises(UnsupportedConstruct, match=f"backend '{backend}' does not take multivariate splits"):
         prog.solve(backend=backend)
 
 

@@ -114,5 +114,5 @@ def test_tree_constructs_are_refused_on_diagrams(text, what):
 def test_leaves_in_a_diagram_objective_is_refused():
     prog = odt.compile("model diagram(widths = [1, 2])\nminimize errors + 0.5 * leaves",
                        data={"a": [0, 1, 0, 1], "b": [0, 0, 1, 1], "class": [0, 1, 1, 0]})
-    with pytest.raises(UnsupportedConstruct, match="'leaves'.*tree construct"):
+    with pytest.raises(UnsupportedConstruct, match="quantity leaves.*tree construct"):
         prog.solve(backend="milp")
