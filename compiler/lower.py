@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 
 from . import ir
-from . import ast
-from .constraints import Structure, lower_expected_cost, lower_scoped, lower_structural, mentioned_columns
+from .constraints import LowerContext, family_of, is_structural, mentioned_columns, restrict_features
+from .constraints import features_used as features_used_family
+from .skeletons.interface import Predictions, Structure
 from .errors import UnsupportedConstruct
 from .support import refused_everywhere
 from .checked import (
@@ -27,7 +28,6 @@ from .checked import (
     LinearConstraint,
     LinearForm,
     QuantityRef,
-    StructuralConstraint,
     TreeSkeleton,
 )
 from .skeletons.tree_flow import HyperplaneInputs, encode_tree_flow
@@ -46,7 +46,7 @@ class Lowered:
     """The IR model and the encoding handles it was built from."""
 
     model: ir.Model
-    encoding: Any  # the skeleton encoding's handles (errors, prediction, leaves, decode, ...)
+    encoding: Any  # a ``skeletons.interface.Predictions`` (and TreeSize / DiagramSize where counted)
     objective_labels: tuple[str, ...]
     encoding_name: str = "paths"
 
@@ -100,22 +100,15 @@ def lower(program: CheckedProgram, encoding: str = "paths", backend: str | None 
 
 
 def needs_structure(program: CheckedProgram) -> bool:
-    """Constraints on nodes, leaves, paths, tests or row placement (C3, C5-C9)."""
-    return any(isinstance(c, StructuralConstraint) and not isinstance(c.node, ast.ThresholdRange)
-               or isinstance(c, LinearConstraint) and (c.scope is not None or "expected_cost" in c.form.kinds())
-               for c in program.constraints)
+    """Constraints on nodes, leaves, paths, tests or row placement (C3, C5-C9, C11), or
+    ``features_used`` in the objective: the structure handles are built."""
+    return any(is_structural(c) for c in program.constraints) or any(
+        "features_used" in level.kinds() for level in program.objective.levels)
 
 
 def allowed_features(program: CheckedProgram) -> np.ndarray:
     """The model's feature mask, less thresholds outside a ``threshold c in [lo, hi]`` (C10)."""
-    mask = program.feature_mask.copy()
-    for c in program.constraints:
-        if isinstance(c, StructuralConstraint) and isinstance(c.node, ast.ThresholdRange):
-            lo, hi, col = float(c.node.low), float(c.node.high), c.node.name.text
-            for j, f in enumerate(program.dataset.features):
-                if f.column == col and f.kind == "threshold" and not lo <= f.threshold <= hi:
-                    mask[j] = False
-    return mask
+    return restrict_features(program, program.feature_mask)
 
 
 def _lower(program: CheckedProgram, encoding: str, backend: str | None = None) -> Lowered:
@@ -134,32 +127,33 @@ def _lower(program: CheckedProgram, encoding: str, backend: str | None = None) -
                  structure=needs_structure(program),
                  group_masks=tuple(program.groups[g] for g in sorted({g for f in forms for g in _groups(f)})))
     if need.structure and program.splits == "multivariate":
-        first = next(c for c in program.constraints if _is_structural(c))
+        span = _first_structural_span(program)
         who = f"backend '{backend}'" if backend else f"the '{encoding}' encoding"
         raise UnsupportedConstruct(
-            f"{who} cannot take '{first.span.quote()}' (line {first.span.line}) with multivariate splits: "
+            f"{who} cannot take '{span.quote()}' (line {span.line}) with multivariate splits: "
             "constraints on nodes, leaves, paths, tests or row placement are lowered for univariate splits only",
-            first.span, "use 'splits univariate' (backends maxsat, cp, milp take these constraints)")
+            span, "use 'splits univariate' (backends maxsat, cp, milp take these constraints)")
     b = ir.ModelBuilder()
+    built = _Built()
     if isinstance(sk, TreeSkeleton):
-        enc = _encode_tree(b, program, sk, encoding, need)
+        enc = _encode_tree(b, program, sk, encoding, need, built)
     elif isinstance(sk, DiagramSkeleton):
-        enc = _encode_diagram(b, program, sk, encoding, backend, need)
+        enc = _encode_diagram(b, program, sk, encoding, backend, need, built)
     else:
-        enc = _encode_bdd(b, program, sk, need)
+        enc = _encode_bdd(b, program, sk, need, built)
 
     def terms_of(form: LinearForm) -> tuple[list[tuple[Fraction, int]], Fraction]:
         terms: list[tuple[Fraction, int]] = []
         constant = form.constant
         for q, coef in form.terms:
-            qt, qc = _quantity(enc, program, q)
+            qt, qc = _quantity(enc, program, q, built, b)
             terms.extend((coef * w, lit) for w, lit in qt)
             constant += coef * qc
         return _merge(terms), constant
 
     for c in program.constraints:
-        if isinstance(c, StructuralConstraint) or c.scope is not None or "expected_cost" in c.form.kinds():
-            continue  # lowered with the structure handles above
+        if family_of(c) is not None:
+            continue  # a constraint family, lowered with the structure handles above (or a feature mask)
         rows = expand_abs(c) if "abs" in c.form.kinds() else [c.form]
         op = "<=" if len(rows) > 1 or rows[0] is not c.form else c.op
         for form in rows:
@@ -193,7 +187,8 @@ class Needs:
     group_masks: tuple[np.ndarray, ...]  # rows of each group the program mentions (buckets split by them)
 
 
-def _encode_tree(b: ir.ModelBuilder, program: CheckedProgram, sk: TreeSkeleton, encoding: str, need: Needs):
+def _encode_tree(b: ir.ModelBuilder, program: CheckedProgram, sk: TreeSkeleton, encoding: str, need: Needs,
+                 built: "_Built") -> Predictions:
     """A tree skeleton: Avellaneda's path encoding ("paths") or Florio's flow formulation
     on the tree ("flow", and always for multivariate splits)."""
     data = program.dataset
@@ -209,7 +204,7 @@ def _encode_tree(b: ir.ModelBuilder, program: CheckedProgram, sk: TreeSkeleton, 
         flow = encode_tree_flow(b, sk.depth, features, buckets, len(data.classes))
         if need.structure:
             flow = dataclasses.replace(flow, merge_leaves=False)
-            _lower_structure(b, flow, program)
+            _lower_structure(b, flow, program, built)
         return flow
     features = useful_features(data.X, mask, keep_duplicates=need.structure)
     buckets = make_buckets(data.X, data.y, data.row_weights(), features, masks)
@@ -217,12 +212,12 @@ def _encode_tree(b: ir.ModelBuilder, program: CheckedProgram, sk: TreeSkeleton, 
                       predictions=need.predictions, exactly_one_feature=need.structure)
     if need.structure:
         enc = dataclasses.replace(enc, merge_leaves=False)
-        _lower_structure(b, enc, program)
+        _lower_structure(b, enc, program, built)
     return enc
 
 
 def _encode_diagram(b: ir.ModelBuilder, program: CheckedProgram, sk: DiagramSkeleton, encoding: str,
-                    backend: str | None, need: Needs):
+                    backend: str | None, need: Needs, built: "_Built") -> Predictions:
     """A diagram skeleton (Florio): the MILP of eqs (1)-(18) ("flow"; its flows are
     booleans for a backend without continuous variables) or the boolean layer encoding
     ("paths", for clause-based solvers; univariate splits only)."""
@@ -247,18 +242,19 @@ def _encode_diagram(b: ir.ModelBuilder, program: CheckedProgram, sk: DiagramSkel
                                     predictions=need.predictions)
     if need.structure:  # the same constraint lowering as trees, on the diagram's handles
         if not hasattr(enc, "structure"):
-            first = next(c for c in program.constraints if _is_structural(c))
+            span = _first_structural_span(program)
             who = f"backend '{backend}'" if backend else f"the '{encoding}' encoding"
             raise UnsupportedConstruct(
-                f"{who} cannot take '{first.span.quote()}' (line {first.span.line}) on a diagram: the "
-                f"'{encoding}' encoding of diagrams has no structure handles in this version", first.span,
+                f"{who} cannot take '{span.quote()}' (line {span.line}) on a diagram: the "
+                f"'{encoding}' encoding of diagrams has no structure handles in this version", span,
                 "use  solve milp  or  solve cp(encoding = \"flow\")")
         enc = dataclasses.replace(enc, reduce=False)
-        _lower_structure(b, enc, program, enc.structure)
+        _lower_structure(b, enc, program, built, enc.structure)
     return enc
 
 
-def _encode_bdd(b: ir.ModelBuilder, program: CheckedProgram, sk: BddSkeleton, need: Needs):
+def _encode_bdd(b: ir.ModelBuilder, program: CheckedProgram, sk: BddSkeleton, need: Needs,
+                built: "_Built") -> Predictions:
     """An ordered BDD (Hu): the BDD2 encoding, the same clauses for every backend."""
     from .skeletons.bdd_levels import encode_bdd
 
@@ -273,20 +269,29 @@ def _encode_bdd(b: ir.ModelBuilder, program: CheckedProgram, sk: BddSkeleton, ne
     enc = encode_bdd(b, sk.depth, features, buckets, len(data.classes), predictions=need.predictions, bias=sk.bias)
     if need.structure:  # the levels as one chain: every path tests every level (quasi-reduced decoding)
         enc = dataclasses.replace(enc, quasi=True)
-        _lower_structure(b, enc, program, enc.structure)
+        _lower_structure(b, enc, program, built, enc.structure)
     return enc
 
 
-def _is_structural(c) -> bool:
-    return (isinstance(c, StructuralConstraint) and not isinstance(c.node, ast.ThresholdRange)
-            or isinstance(c, LinearConstraint) and (c.scope is not None or "expected_cost" in c.form.kinds()))
+@dataclass
+class _Built:
+    """The structure handles and constraint context, once built (quantities such as
+    ``features_used`` read them)."""
+
+    st: Structure | None = None
+    ctx: LowerContext | None = None
 
 
-def _lower_structure(b: ir.ModelBuilder, enc, program: CheckedProgram, make=None) -> None:
-    """Structure handles on the skeleton's encoding, then every C3, C5-C9 constraint on
-    them, written once. ``make(b, columns, feature_columns)`` builds the handles (a
-    ``TreeStructure`` or ``DagStructure``); by default the tree's, on its encoding
-    (paths or flow)."""
+def _first_structural_span(program: CheckedProgram):
+    first = next((c for c in program.constraints if is_structural(c)), None)
+    return first.span if first is not None else program.objective.span
+
+
+def _lower_structure(b: ir.ModelBuilder, enc, program: CheckedProgram, built: _Built, make=None) -> None:
+    """Structure handles on the skeleton's encoding, then every constraint of a structural
+    family (``compiler/constraints/``) on them, written once. ``make(b, columns,
+    feature_columns)`` builds the handles (a ``TreeStructure`` or ``DagStructure``); by
+    default the tree's, on its encoding (paths or flow)."""
     data = program.dataset
 
     def column_of(name: str) -> str:
@@ -296,6 +301,8 @@ def _lower_structure(b: ir.ModelBuilder, enc, program: CheckedProgram, make=None
 
     feature_columns = [data.features[f].column for f in enc.features]
     cols = mentioned_columns(program.constraints, column_of)
+    if any("features_used" in level.kinds() for level in program.objective.levels):
+        cols.add("*")
     all_columns = sorted(set(feature_columns))
     if "*" in cols:
         cols = (cols - {"*"}) | set(all_columns)
@@ -312,20 +319,13 @@ def _lower_structure(b: ir.ModelBuilder, enc, program: CheckedProgram, make=None
     def bucket_of_row(rid: str) -> int | None:
         return row_bucket.get(ids.get(rid, -1))
 
+    ctx = LowerContext(program, column_of, sorted(cols), bucket_of_row,
+                       lambda q: _quantity(enc, program, q, built, b), feature_columns=all_columns)
+    built.st, built.ctx = st, ctx
     for c in program.constraints:
-        if isinstance(c, LinearConstraint) and c.scope is not None:
-            lower_scoped(b, st, c, sorted(cols))
-        elif isinstance(c, LinearConstraint) and "expected_cost" in c.form.kinds():
-            rest: list[tuple[Fraction, int]] = []
-            constant = c.form.constant
-            for q, coef in c.form.terms:
-                if q.kind != "expected_cost":
-                    qt, qc = _quantity(enc, program, q)
-                    rest.extend((coef * w, lit) for w, lit in qt)
-                    constant += coef * qc
-            lower_expected_cost(b, st, c, sorted(cols), (_merge(rest), constant))
-        elif isinstance(c, StructuralConstraint) and not isinstance(c.node, ast.ThresholdRange):
-            lower_structural(b, st, c, column_of, bucket_of_row)
+        family = family_of(c)
+        if family is not None and family.structural:
+            family.lower(b, st, c, ctx)
 
 
 def _groups(form: LinearForm) -> set[str]:
@@ -360,8 +360,11 @@ def _predicted(enc, program: CheckedProgram, q: QuantityRef) -> tuple[list[tuple
     return terms, constant
 
 
-def _quantity(enc, program: CheckedProgram, q: QuantityRef) -> tuple[list[tuple[Fraction, int]], Fraction]:
+def _quantity(enc, program: CheckedProgram, q: QuantityRef, built: _Built,
+              b: ir.ModelBuilder) -> tuple[list[tuple[Fraction, int]], Fraction]:
     """A quantity as (terms, constant), through the encoding's handles."""
+    if q.kind == "features_used" and built.st is not None and built.ctx is not None:
+        return features_used_family.quantity(b, built.st, built.ctx), Fraction(0)
     if q.kind in PREDICTION_KINDS:
         return _predicted(enc, program, q)
     if q.kind == "errors":

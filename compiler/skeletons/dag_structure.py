@@ -52,7 +52,7 @@ class PathView(Protocol):
 @dataclass(frozen=True)
 class DagStructure:
     """The structure handles of a diagram skeleton (S4), the same names as a tree's
-    ``TreeStructure`` so ``compiler/constraints.py`` reads both:
+    ``TreeStructure`` so the constraint families (``compiler/constraints/``) read both:
 
     nodes    the decision-node slots in topological order (``nodes[0]`` is the root)
     arcs     (v, w, literal): the arc from slot v to slot w carries training rows

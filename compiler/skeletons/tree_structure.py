@@ -1,7 +1,7 @@
 """Structure handles of a tree skeleton: reach, real nodes, tests per column, leaves, paths.
 
 Side constraints on structure and paths (C3, C5-C9) are written against these handles
-(``compiler/constraints.py``), not against the encoding's own variables. Path
+(``compiler/constraints/``, one module per family), not against the encoding's own variables. Path
 constraints read the tree as a DAG (``nodes``, ``out_arcs``, ``tests``), as diagrams are
 read, so each is written once, as a potential (``dag_structure``). The handles,
 over the perfect tree of depth D in heap order (root 1):

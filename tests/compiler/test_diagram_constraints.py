@@ -1,5 +1,5 @@
 """Side constraints on diagram skeletons (issue 5): the structure and path constraints
-written once in ``compiler/constraints.py``, on the diagram's ``DagStructure``.
+written once in ``compiler/constraints/`` (one module per family), on the diagram's ``DagStructure``.
 
 For each constraint form, a crafted dataset (3 features, widths [1, 2]) on which every
 optimal diagram without the constraint violates it (its optimum is strictly better, and

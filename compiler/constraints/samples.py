@@ -1,0 +1,68 @@
+"""``every leaf: samples >= m`` (Nanfack 4.4, C5) and ``every node: samples >= S``
+(Florio eq. 20, C3): the rows (of positive weight) reaching each leaf / each decision node.
+
+Lowered as one row per node: ``a*samples + c (op) 0`` is homogenised with the node's
+"exists" literal e, as ``exists => a*samples + c (op) 0`` with the big-M of the value's
+range on the other side, so it holds trivially where the node does not exist.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ..checked import LinearConstraint, LinearForm
+from ..errors import UnsupportedConstruct
+from ..ir import ModelBuilder, Origin
+from ..skeletons.interface import LeafStructure, Structure
+from .base import Constraint, Family, LowerContext, holds, line, origin, quote
+from .view import ClassifierView, ConstraintCheck
+
+
+class Samples(Family):
+    key = "C5"
+
+    def claims(self, c: Constraint) -> bool:
+        return isinstance(c, LinearConstraint) and c.scope in ("leaf", "node")
+
+    def lower(self, b: ModelBuilder, st: Structure, c: Constraint, ctx: LowerContext) -> None:
+        assert isinstance(c, LinearConstraint)
+        assert all(qty.kind == "samples" for qty, _ in c.form.terms)
+        a = sum((coef for _, coef in c.form.terms), Fraction(0))
+        k = c.form.constant
+        total = sum(st.counts)
+        if c.scope == "leaf":
+            if not isinstance(st, LeafStructure):
+                raise UnsupportedConstruct(f"'{quote(c)}' (line {line(c)}) needs leaves: a tree construct", c.span)
+            nodes, exists, samples = st.leaf_nodes, st.O, st.leaf_samples
+        else:
+            nodes, exists, samples = tuple(st.internal), st.Z, st.samples
+        for q in nodes:
+            s_terms, s_const = samples(q)
+            terms = [(a * w, r) for w, r in s_terms if a * w]
+            _guarded(b, terms, k + a * s_const, c.op, exists[q], (k, k + a * total), origin(c))
+
+    def check(self, c: Constraint, view: ClassifierView) -> ConstraintCheck:
+        assert isinstance(c, LinearConstraint)
+        counts = view.shape.leaf_samples if c.scope == "leaf" else view.shape.node_samples
+        sides = [(_value(c.left, n), _value(c.right, n)) for n in counts]
+        diffs = [a - b for a, b in sides]
+        ok = all(holds(d, c.op) for d in diffs)
+        worst = (min if c.op == ">=" else max)(range(len(diffs)), key=lambda i: diffs[i]) if diffs else None
+        value, bound = sides[worst] if worst is not None else (0.0, 0.0)
+        return ConstraintCheck(quote(c), line(c), value, c.op, bound, ok)
+
+
+def _guarded(b: ModelBuilder, terms: list[tuple[Fraction, int]], constant: Fraction, op: str, exists: int,
+             value_range: tuple[Fraction, Fraction], where: Origin) -> None:
+    """``exists => terms + constant (op) 0``, with the big-M of the value's range on the
+    other side (where the node does not exist, its row must hold whatever the value)."""
+    lo, hi = min(value_range), max(value_range)
+    if op in ("<=", "==") and hi > 0:  # terms + constant <= hi * (1 - exists)
+        b.linear(terms + [(hi, exists)], "<=", hi - constant, where)
+    if op in (">=", "==") and lo < 0:  # terms + constant >= lo * (1 - exists)
+        b.linear(terms + [(lo, exists)], ">=", lo - constant, where)
+
+
+def _value(form: LinearForm | None, samples: int) -> float:
+    if form is None:
+        return 0.0
+    return float(form.constant) + sum(float(c) * samples for q, c in form.terms if q.kind == "samples")

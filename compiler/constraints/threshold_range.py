@@ -1,0 +1,47 @@
+"""``threshold c in [lo, hi]`` (C10): every test of column c cuts inside [lo, hi]. No
+structure handle is needed: the thresholds outside the range are removed from the
+candidate features before any encoding (and the dp engines restrict their cut points)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import ast
+from ..checked import CheckedProgram, StructuralConstraint
+from ..ir import ModelBuilder
+from ..skeletons.interface import Structure
+from .base import Constraint, Family, LowerContext, line, quote
+from .view import ClassifierView, ConstraintCheck
+
+
+def _range(c: Constraint) -> ast.ThresholdRange | None:
+    if isinstance(c, StructuralConstraint) and isinstance(c.node, ast.ThresholdRange):
+        return c.node
+    return None
+
+
+class ThresholdRange(Family):
+    key = "C10"
+    structural = False
+
+    def claims(self, c: Constraint) -> bool:
+        return _range(c) is not None
+
+    def restrict(self, c: Constraint, program: CheckedProgram, mask: np.ndarray) -> None:
+        """Drop from ``mask`` the thresholds of the column outside the range."""
+        r = _range(c)
+        assert r is not None
+        lo, hi, col = float(r.low), float(r.high), r.name.text
+        for j, f in enumerate(program.dataset.features):
+            if f.column == col and f.kind == "threshold" and not lo <= f.threshold <= hi:
+                mask[j] = False
+
+    def lower(self, b: ModelBuilder, st: Structure, c: Constraint, ctx: LowerContext) -> None:
+        return None  # applied by ``restrict`` to the candidate features
+
+    def check(self, c: Constraint, view: ClassifierView) -> ConstraintCheck:
+        r = _range(c)
+        assert r is not None
+        lo, hi, col = float(r.low), float(r.high), r.name.text
+        ts = [f.threshold for f in view.classifier.features if f.column == col and f.kind == "threshold"]
+        ok = all(lo <= t <= hi for t in ts)
+        return ConstraintCheck(quote(c), line(c), float(len(ts)), ">=", 0.0, ok)

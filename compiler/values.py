@@ -1,0 +1,54 @@
+"""The value of the program's quantities for a decoded classifier (E2): errors, sizes,
+group counts and confusion counts recomputed in numpy from its training predictions.
+Read by the evaluator and by the constraint families' re-checks."""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .checked import CheckedProgram, LinearForm, QuantityRef
+
+if TYPE_CHECKING:
+    from .classifiers import Tree
+    from .classifiers.diagram import Diagram
+
+
+def quantity_value(program: CheckedProgram, tree: "Tree | Diagram", pred: np.ndarray, q: QuantityRef) -> float:
+    """The value of one quantity for a classifier whose training predictions are ``pred``."""
+    data = program.dataset
+    w = data.row_weights()
+    mask = program.groups[q.group] if q.group is not None else np.ones(data.n_rows, bool)
+    wrong = pred != data.y
+    match q.kind:
+        case "errors":
+            return float(w[mask & wrong].sum())
+        case "nodes":
+            return float(tree.n_nodes)
+        case "leaves":
+            return float(tree.n_leaves)
+        case "depth":
+            return float(tree.depth)
+        case "features_used":
+            return float(len(tree.features_used()))
+        case "predicted":
+            return float(w[mask & (pred == q.klass)].sum())
+        case "tp" | "fp" | "tn" | "fn":
+            positive = pred == 1
+            actual = data.y == 1
+            sel = {"tp": positive & actual, "fp": positive & ~actual, "tn": ~positive & ~actual,
+                   "fn": ~positive & actual}[q.kind]
+            return float(w[mask & sel].sum())
+        case "abs":
+            assert q.inner is not None
+            return abs(form_value(program, tree, pred, q.inner))
+    raise ValueError(f"quantity {q} cannot be evaluated on a tree")
+
+
+def form_value(program: CheckedProgram, tree: "Tree | Diagram", pred: np.ndarray, form: LinearForm) -> float:
+    total = Fraction(form.constant)
+    value = float(total)
+    for q, c in form.terms:
+        value += float(c) * quantity_value(program, tree, pred, q)
+    return value
