@@ -210,7 +210,7 @@ def _as_le(row: ir.Linear) -> list[tuple[str, tuple[list, float | int]]]:
     return out
 
 
-def _big_m(model: ir.Model, terms: list[tuple[int, int]], rhs: int) -> float:
+def _big_m(model: ir.Model, terms: list[tuple[int, int]], rhs: float) -> float:
     """max(a.x) - rhs over the variables' bounds: the tightest valid M."""
     top = 0.0
     for c, t in terms:

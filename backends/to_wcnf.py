@@ -109,7 +109,7 @@ class MaxSatBackend(Backend):
                 return BackendResult(Status.INFEASIBLE, None, None, None, clock.elapsed(), "hard clauses unsatisfiable")
             best, best_cost = lsu.values, lsu.cost
             log.append(f"linear search: {lsu.iterations} models, best cost {lsu.cost}")
-            if lsu.optimal:
+            if lsu.optimal and best is not None:
                 return self._finish(model, w, best, True, clock, log, report)
         formula = WCNF()
         for c in w.hard:
@@ -161,7 +161,7 @@ class MaxSatBackend(Backend):
         if lsu.values is not None:
             best, best_cost = lsu.values, lsu.cost
             log.append(f"linear search after RC2: {lsu.iterations} models, best cost {lsu.cost}")
-            if lsu.optimal:
+            if lsu.optimal and best is not None:
                 return self._finish(model, w, best, True, clock, log, report)
         if best is None:
             return BackendResult(Status.UNKNOWN, None, None, bound, clock.elapsed(), "; ".join(log + ["interrupted"]))

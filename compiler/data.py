@@ -58,7 +58,8 @@ class Feature:
         return tuple(dict.fromkeys(col for col, _, _ in self.terms)) if self.kind == "oblique" else (self.column,)
 
     def to_json(self) -> dict:
-        out = {"column": self.column, "kind": self.kind, "threshold": self.threshold, "category": self.category}
+        out: dict[str, object] = {"column": self.column, "kind": self.kind, "threshold": self.threshold,
+                                  "category": self.category}
         if self.terms:
             out["terms"] = [list(t) for t in self.terms]
         return out
@@ -99,6 +100,7 @@ class Binarizer:
                         if col not in numeric_cache:
                             numeric_cache[col] = table.numbers(col)
                         total += coef * numeric_cache[col]
+                assert feat.threshold is not None
                 out[:, j] = total >= feat.threshold
                 continue
             if feat.kind == "category":

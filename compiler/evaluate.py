@@ -76,16 +76,20 @@ def _skeleton_checks(program: CheckedProgram, tree: "Tree | Diagram") -> list[Co
     """The skeleton's own limits re-checked on the decoded classifier: depth and size of a
     tree (S1, S2), the layer widths of a diagram (S4), one feature per level of a BDD (S5)."""
     from .checked import BddSkeleton, DiagramSkeleton, TreeSkeleton
+    from .classifiers.diagram import Diagram
 
     sk = program.skeleton
     line = sk.span.line if sk.span else 0
     if isinstance(sk, DiagramSkeleton):
+        assert isinstance(tree, Diagram)
         live = tree.reachable()
         per_layer = [sum(1 for i in live if tree.nodes[i].layer == l) for l in range(len(sk.widths))]
-        ok = all(n <= w for n, w in zip(per_layer, sk.widths)) and all(tree.nodes[i].layer < len(sk.widths) for i in live)
+        ok = all(n <= w for n, w in zip(per_layer, sk.widths)) and all(tree.nodes[i].layer < len(sk.widths)
+                                                                     for i in live)
         worst = max((n - w for n, w in zip(per_layer, sk.widths)), default=0)
         return [ConstraintCheck(f"widths {list(sk.widths)}", line, float(worst), "<=", 0.0, ok)]
     if isinstance(sk, BddSkeleton):
+        assert isinstance(tree, Diagram)
         live = tree.reachable()
         levels: dict[int, set[int]] = {}
         for i in live:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 from .source import Span
 
@@ -169,7 +169,7 @@ class ModelBuilder:
                      tuple(self._objectives), dict(self.roles))
 
 
-def lit_value(assignment: Mapping[int, bool] | list[bool], lit: int) -> bool:
+def lit_value(assignment: Mapping[int, Any] | Sequence[Any], lit: int) -> bool:
     """The truth value of a literal under an assignment indexed by variable (1-based)."""
     v = assignment[abs(lit)]
     return bool(v) if lit > 0 else not bool(v)

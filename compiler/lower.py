@@ -18,7 +18,7 @@ import numpy as np
 from . import ir
 from .constraints import LowerContext, family_of, is_structural, mentioned_columns, restrict_features
 from .constraints import features_used as features_used_family
-from .skeletons.interface import Predictions, Structure
+from .skeletons.interface import Predictions, Structure, TreeSize
 from .errors import UnsupportedConstruct
 from .support import refused_everywhere
 from .checked import (
@@ -154,6 +154,7 @@ def _lower(program: CheckedProgram, encoding: str, backend: str | None = None) -
     for c in program.constraints:
         if family_of(c) is not None:
             continue  # a constraint family, lowered with the structure handles above (or a feature mask)
+        assert isinstance(c, LinearConstraint)
         rows = expand_abs(c) if "abs" in c.form.kinds() else [c.form]
         op = "<=" if len(rows) > 1 or rows[0] is not c.form else c.op
         for form in rows:
@@ -164,10 +165,10 @@ def _lower(program: CheckedProgram, encoding: str, backend: str | None = None) -
                     b.clause(())
                 continue
             b.linear(terms, op, -constant, ir.Origin(("constraint", c.span.line if c.span else 0), c.span))
-    limit = min(x for x in (sk.leaves, None if sk.nodes is None else sk.nodes + 1) if x is not None) \
-        if tree_limits else None
-    if limit is not None and limit < (1 << sk.depth):  # S2: leaves <= L, nodes <= K (Avellaneda Thm 2)
-        b.linear(enc.leaves()[0], "<=", Fraction(limit), ir.Origin(("skeleton", "size"), sk.span))
+    if isinstance(sk, TreeSkeleton) and tree_limits:
+        limit = min(x for x in (sk.leaves, None if sk.nodes is None else sk.nodes + 1) if x is not None)
+        if limit < (1 << sk.depth) and isinstance(enc, TreeSize):  # S2: leaves <= L, nodes <= K (Avellaneda Thm 2)
+            b.linear(enc.leaves()[0], "<=", Fraction(limit), ir.Origin(("skeleton", "size"), sk.span))
     labels = []
     for i, level in enumerate(program.objective.levels):
         terms, constant = terms_of(level)
@@ -231,7 +232,7 @@ def _encode_diagram(b: ir.ModelBuilder, program: CheckedProgram, sk: DiagramSkel
         features = [] if planes is not None else useful_features(data.X, mask, keep_duplicates=need.structure)
         buckets = make_buckets(planes.Z if planes is not None else data.X, data.y, data.row_weights(),
                                None if planes is not None else features, masks)
-        enc = encode_diagram_flow(b, sk.widths, features, buckets, len(data.classes), planes,
+        enc: Any = encode_diagram_flow(b, sk.widths, features, buckets, len(data.classes), planes,
                                   integral=backend == "cp")
     else:
         from .skeletons.diagram_layers import encode_diagram_layers

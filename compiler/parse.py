@@ -266,7 +266,8 @@ class _ToAst(Transformer):
     def class_arg(self, meta, ch):
         return ast.ClassArg(self.s(meta))
 
-    def _bin(op):  # noqa: N805 - factory for the four arithmetic rules
+    @staticmethod
+    def _bin(op: str):  # noqa: N805 - factory for the four arithmetic rules
         def rule(self, meta, ch):
             return ast.BinOp(op, ch[0], ch[1], self.s(meta))
         return rule
@@ -409,7 +410,8 @@ def _syntax_error(exc: UnexpectedInput, source: SourceFile, text: str) -> OdtSyn
             found = f"'{tok}'"
         expected = set(exc.accepts or exc.expected)
     elif isinstance(exc, UnexpectedCharacters):
-        found = f"character '{text[exc.pos_in_stream]}'" if exc.pos_in_stream < len(text) else "end of input"
+        pos = exc.pos_in_stream or 0
+        found = f"character '{text[pos]}'" if pos < len(text) else "end of input"
         expected = set(exc.allowed or ())
     else:
         found = "end of input"

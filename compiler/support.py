@@ -375,7 +375,7 @@ def markdown() -> str:
              "|---|---|---|" + "---|" * len(BACKENDS)]
     for c in TABLE:
         for s in SKELETONS:
-            if all(c.reason(s, b) is not None and c.reason(s, b).startswith("not a") for b in BACKENDS):
+            if all((c.reason(s, b) or "").startswith("not a") for b in BACKENDS):
                 continue  # a skeleton construct on another skeleton
             cells = ["yes" if c.reason(s, b) is None else f"no: {c.reason(s, b)}" for b in BACKENDS]
             lines.append(f"| {c.title} ({c.key}) | {c.ref} | {s} | " + " | ".join(cells) + " |")

@@ -271,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
         else:
             etype, value, _ = sys.exc_info()
-            print(f"  {etype.__name__}: {value}  (set ODT_DEBUG=1 for the traceback)", file=sys.stderr)
+            print(f"  {getattr(etype, '__name__', 'error')}: {value}  (set ODT_DEBUG=1 for the traceback)", file=sys.stderr)
         return 2
 
 

@@ -240,14 +240,17 @@ class Program:
             return SolveResult(res.status.value, None, None, (), _f(res.bound, sign), None, backend, res.seconds,
                                None, False, (), None, res.log)
         if low is not None:
+            assert res.values is not None
             tree = low.encoding.decode(res.values, self.dataset, _input_columns(self.checked))
             terms, constant = low.encoding.errors()
             solver_errors = float(objective_enc.level_values([ir.Objective(tuple(terms), constant)], res.values,
                                                              low.model)[0])
         elif backend == "dp":  # its objective is the (scaled) errors
+            assert res.objective is not None
             lvl = self.checked.objective.levels[0]
             solver_errors = float((res.objective[0] - lvl.constant) / lvl.terms[0][1])
         else:  # a warm-start tree: the value claimed for it is its re-evaluated value
+            assert tree is not None
             solver_errors = evaluate(self.checked, tree).train_errors
         assert tree is not None
         ev = evaluate(self.checked, tree)

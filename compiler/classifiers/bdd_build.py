@@ -58,7 +58,7 @@ def fill_unreached(table: Sequence[int], counts: np.ndarray, bias: str) -> Table
                 acc = counts[start:start + size].sum(axis=0)
                 if acc.sum() > 0:
                     best = np.flatnonzero(acc == acc.max())
-                    out[j] = int(table[j]) if table[j] in best else int(best[0])
+                    out[j] = int(table[int(j)]) if table[int(j)] in best else int(best[0])
                     break
         return out
     if bias == "C":

@@ -53,9 +53,11 @@ def _tree_graph(tree, table) -> tuple[list[Box], list[Arc]]:
             boxes.append(Box(key, f"{tree.classes[node.label]}{count}", depth, True))
             return key
         boxes.append(Box(key, tree.features[node.feature].name + count, depth, False))
-        hit = None if rows is None else Xb[rows, node.feature]
-        for yes, child, sub in ((True, node.if_true, None if rows is None else rows[hit]),
-                                (False, node.if_false, None if rows is None else rows[~hit])):
+        sides: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
+        if rows is not None and Xb is not None:
+            hit = Xb[rows, node.feature]
+            sides = (rows[hit], rows[~hit])
+        for yes, child, sub in ((True, node.if_true, sides[0]), (False, node.if_false, sides[1])):
             target = visit(child, depth + 1, sub)
             arcs.append(Arc(key, target, ("yes" if yes else "no") + ("" if sub is None else f" ({sub.size})"), yes))
         return key

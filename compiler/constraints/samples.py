@@ -8,11 +8,12 @@ range on the other side, so it holds trivially where the node does not exist.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Callable
 
 from ..checked import LinearConstraint, LinearForm
 from ..errors import UnsupportedConstruct
 from ..ir import ModelBuilder, Origin
-from ..skeletons.interface import LeafStructure, Structure
+from ..skeletons.interface import LeafStructure, Linear, Structure
 from .base import Constraint, Family, LowerContext, holds, line, origin, quote
 from .view import ClassifierView, ConstraintCheck
 
@@ -29,6 +30,7 @@ class Samples(Family):
         a = sum((coef for _, coef in c.form.terms), Fraction(0))
         k = c.form.constant
         total = sum(st.counts)
+        samples: Callable[[int], Linear]
         if c.scope == "leaf":
             if not isinstance(st, LeafStructure):
                 raise UnsupportedConstruct(f"'{quote(c)}' (line {line(c)}) needs leaves: a tree construct", c.span)

@@ -32,7 +32,7 @@ class ThresholdRange(Family):
         assert r is not None
         lo, hi, col = float(r.low), float(r.high), r.name.text
         for j, f in enumerate(program.dataset.features):
-            if f.column == col and f.kind == "threshold" and not lo <= f.threshold <= hi:
+            if f.column == col and f.kind == "threshold" and f.threshold is not None and not lo <= f.threshold <= hi:
                 mask[j] = False
 
     def lower(self, b: ModelBuilder, st: Structure, c: Constraint, ctx: LowerContext) -> None:
@@ -42,6 +42,7 @@ class ThresholdRange(Family):
         r = _range(c)
         assert r is not None
         lo, hi, col = float(r.low), float(r.high), r.name.text
-        ts = [f.threshold for f in view.classifier.features if f.column == col and f.kind == "threshold"]
+        ts = [f.threshold for f in view.classifier.features
+              if f.column == col and f.kind == "threshold" and f.threshold is not None]
         ok = all(lo <= t <= hi for t in ts)
         return ConstraintCheck(quote(c), line(c), float(len(ts)), ">=", 0.0, ok)

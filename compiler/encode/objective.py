@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from math import lcm
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 from .. import ir
 
@@ -54,13 +54,13 @@ def normalise(obj: ir.Objective, model: ir.Model | None = None) -> WeightedSum:
         if model is not None and model.variables[abs(lit) - 1].kind is not ir.VarKind.BOOL:
             linear[lit] = linear.get(lit, 0) + int(c * scale)
             continue
-        w = c * scale
-        if w > 0:
-            acc[lit] = acc.get(lit, 0) + int(w)
-        elif w < 0:
-            acc[-lit] = acc.get(-lit, 0) + int(-w)
+        scaled = c * scale
+        if scaled > 0:
+            acc[lit] = acc.get(lit, 0) + int(scaled)
+        elif scaled < 0:
+            acc[-lit] = acc.get(-lit, 0) + int(-scaled)
             offset += c
-    weights = []
+    weights: list[tuple[int, int]] = []
     for lit, w in acc.items():  # x and not-x both weighted: w1*x + w2*(1-x) = w2 + (w1-w2)*x
         if -lit in acc and lit > 0:
             continue
@@ -77,10 +77,10 @@ def normalise(obj: ir.Objective, model: ir.Model | None = None) -> WeightedSum:
     lin = tuple((c, v) for v, c in linear.items() if c)
     low = 0.0
     if model is not None:
-        for c, v in lin:
+        for coef, v in lin:
             var = model.variables[v - 1]
-            span += abs(c) * (var.ub - var.lb)
-            low += min(c * var.lb, c * var.ub)
+            span += abs(coef) * (var.ub - var.lb)
+            low += min(coef * var.lb, coef * var.ub)
     return WeightedSum(tuple(weights), scale, offset, lin, span, low)
 
 
@@ -145,7 +145,7 @@ def describe(combined: Combined, labels: Sequence[str] = ()) -> list[str]:
     return out
 
 
-def level_values(objectives: Sequence[ir.Objective], values: Sequence, model: ir.Model | None = None) -> list[Fraction]:
+def level_values(objectives: Sequence[ir.Objective], values: Sequence[Any] | Mapping[int, Any], model: ir.Model | None = None) -> list[Fraction]:
     """The value of every objective level under a full assignment (exact for booleans;
     continuous values are rounded to the nearest 1e-9)."""
     out = []

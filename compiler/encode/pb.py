@@ -100,9 +100,9 @@ def _bdd_at_most(terms: list[tuple[int, int]], bound: int, new_var: Callable[[],
             return FALSE, -big, -1
         if suffix[i] <= s:
             return TRUE, suffix[i], big
-        for lo, hi, node in memo[i]:
+        for lo, hi, known in memo[i]:
             if lo <= s <= hi:
-                return node, lo, hi
+                return known, lo, hi
         w, x = terms[i]
         a, lo0, hi0 = build(i + 1, s)
         b, lo1, hi1 = build(i + 1, s - w)

@@ -164,12 +164,12 @@ def cost_on_paths(b: ModelBuilder, st: PathView, costs: dict[str, Fraction], tau
     paid = {col: int(c * scale) for col, c in costs.items() if c > 0}
     step = gcd(*paid.values()) if paid else 1  # only multiples of the gcd can be paid
     paid = {col: k // step for col, k in paid.items()}
-    limit = int(limit) // step
+    steps = int(limit) // step
     sums, frontier = {0}, [0]  # the amounts a path can have paid, up to the limit
     while frontier:
         t = frontier.pop()
         for k in set(paid.values()):
-            if t + k <= limit and t + k not in sums:
+            if t + k <= steps and t + k not in sums:
                 sums.add(t + k)
                 frontier.append(t + k)
     levels = sorted(sums - {0})
@@ -184,12 +184,12 @@ def cost_on_paths(b: ModelBuilder, st: PathView, costs: dict[str, Fraction], tau
             pre = tuple(-x for x in at(v, t))
             for col, k in paid.items():
                 test = st.tests(v, col)
-                if test is not None and t + k > limit:
+                if test is not None and t + k > steps:
                     b.clause(pre + (-test,))
             for w, arc in st.out_arcs(v):
                 if t:
                     b.clause(pre + (-arc, ge[w, t]))
                 for col, k in paid.items():
                     test = st.tests(v, col)
-                    if test is not None and t + k <= limit:
+                    if test is not None and t + k <= steps:
                         b.clause(pre + (-arc, -test, ge[w, t + k]))

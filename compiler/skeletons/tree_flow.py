@@ -236,7 +236,9 @@ def encode_tree_flow(b: ModelBuilder, depth: int, features: list[int], buckets: 
     p = {(q, k): b.new_bool(("p", q, k)) for q in range(1, n_nodes + 1) for k in range(n_classes)}
     e = {} if planes is not None else \
         {(q, j): b.new_bool(("e", q, j)) for q in range(1, internal + 1) for j in range(len(features))}
-    a = hb = lam = None
+    a: dict[tuple[int, int], int] = {}
+    hb: dict[int, int] = {}
+    lam: dict[tuple[int, int], int] = {}
     if planes is not None:
         d = len(planes.dims)
         a = {(q, j): b.new_var(("a", q, j), VarKind.REAL, -1.0, 1.0) for q in range(1, internal + 1) for j in range(d)}
@@ -281,10 +283,11 @@ def encode_tree_flow(b: ModelBuilder, depth: int, features: list[int], buckets: 
                 row(outflow, "==", 1, ("flow", bi, q))
             else:
                 row(outflow + [(-1, f[q])], "==", 0, ("flow", bi, q))
-        if lam is not None:  # (4)-(5): one side per level
+        if planes is not None:  # (4)-(5): one side per level
             for level in range(depth):
                 nodes = range(1 << level, 1 << (level + 1))
                 row([(1, f[2 * q]) for q in nodes] + [(1, lam[bi, level])], "<=", 1, ("lambda-", bi, level))
                 row([(1, f[2 * q + 1]) for q in nodes] + [(-1, lam[bi, level])], "<=", 0, ("lambda+", bi, level))
-    return TreeFlowEncoding(depth, tuple(features), n_classes, buckets, s, p, e, g, planes, a, hb, lam, flows)
+    return TreeFlowEncoding(depth, tuple(features), n_classes, buckets, s, p, e, g, planes, a or None, hb or None,
+                            lam or None, flows)
 

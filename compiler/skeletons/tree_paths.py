@@ -47,7 +47,7 @@ class Bucket:
     """Identical training rows (same features, same group memberships)."""
 
     rows: tuple[int, ...]
-    x: tuple[bool, ...]  # values of the kept features
+    x: tuple[bool | float, ...]  # values of the kept features (hyperplane inputs: floats)
     class_weight: tuple[tuple[int, Fraction], ...]  # (class, total weight) with weight > 0
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from odt.compiler.errors import InfeasibleProgram, UnsupportedConstruct
 from odt.compiler.evaluate import evaluate
-from odt.compiler.checked import LinearForm, QuantityRef, TreeSkeleton
+from odt.compiler.checked import BddSkeleton, LinearForm, QuantityRef, TreeSkeleton
 from odt.result import SolveResult
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ def solve_depth_range(program: "Program", backend, time_limit, threads, seed, ve
     program with k levels."""
     c = program.checked
     sk = c.skeleton
-    assert sk.depth_range is not None
+    assert isinstance(sk, (TreeSkeleton, BddSkeleton)) and sk.depth_range is not None
     kind = "tree" if isinstance(sk, TreeSkeleton) else "BDD"
     if not isinstance(sk, TreeSkeleton) and c.solve.strategy == "incremental":
         raise UnsupportedConstruct("'strategy incremental' (Avellaneda's Algorithm 3) applies to tree depth "
@@ -104,7 +104,7 @@ def incremental_depth(program: "Program", low: int, high: int, time_limit: float
                            None, False, (), None, out.log)
     ev = evaluate(program.checked, out.tree)
     levels = tuple(float(v) for v in ev.objective)
-    verified = ev.feasible and out.tree.depth <= out.depth
+    verified = ev.feasible and out.depth is not None and out.tree.depth <= out.depth
     return SolveResult("optimal" if out.optimal else "feasible", out.tree, levels[0], levels, levels[0], 0.0,
                        "maxsat-incremental", seconds, ev.train_errors, verified, ev.constraints,
                        ev.train_errors, out.log, ev)

@@ -212,7 +212,7 @@ class DepthSolver:
         tree = self.enc.decode(values, self.program.dataset, self._columns)
         if max_leaves is None or tree.n_leaves <= max_leaves:
             return tree, None
-        unused = np.flatnonzero(~values[self._U[leaf]]) if self._U is not None else []
+        unused: np.ndarray | list[int] = np.flatnonzero(~values[self._U[leaf]]) if self._U is not None else []
         return None, self._first_inactive(unused)
 
     def _first_inactive(self, candidates) -> int | None:
