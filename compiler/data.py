@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import csv
 import math
+import warnings
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -125,6 +127,9 @@ class RawTable:
         self.first_line = first_line  # file line of data row 1, for CSV input
         lengths = {len(v) for v in columns.values()}
         self.n_rows = lengths.pop() if lengths else 0
+        self._numbers: dict[str, np.ndarray] = {}  # memoised conversions, one per column
+        self._strings: dict[str, np.ndarray] = {}
+        self._floats: dict[str, np.ndarray | None] = {}
 
     def where(self, row: int) -> str:
         """Human location of 0-based data row ``row``."""
@@ -133,17 +138,34 @@ class RawTable:
         return f"row {row + 1}"
 
     def strings(self, column: str) -> np.ndarray:
-        values = self.columns[column]
-        if values.dtype.kind in "fc":
-            return np.array([_number_text(v) for v in values], dtype=object)
-        return values.astype(str).astype(object)
+        """The column as text (numbers written as the CSV would: 1, 2.5), memoised."""
+        if column not in self._strings:
+            values = self.columns[column]
+            if values.dtype.kind in "fc":
+                uniq, inverse = np.unique(values, return_inverse=True)
+                texts = np.array([_number_text(v) for v in uniq], dtype=object)
+                self._strings[column] = texts[inverse]
+            else:
+                self._strings[column] = values.astype(str).astype(object)
+        return self._strings[column]
 
     def numbers(self, column: str) -> np.ndarray:
-        """The column as float64; a clear error for the first non-numeric or missing cell."""
+        """The column as float64, memoised; a clear error for the first non-numeric or
+        missing cell."""
+        if column not in self._numbers:
+            self._numbers[column] = self._to_numbers(column)
+        return self._numbers[column]
+
+    def floats(self, column: str) -> np.ndarray | None:
+        """The column parsed as numbers by numpy, memoised; None if a cell is no number."""
+        if column not in self._floats:
+            self._floats[column] = _floats(self.columns[column])
+        return self._floats[column]
+
+    def _to_numbers(self, column: str) -> np.ndarray:
         values = self.columns[column]
-        if values.dtype.kind in "biuf":
-            out = values.astype(float)
-        else:
+        out = self.floats(column)
+        if out is None:
             out = np.empty(len(values), dtype=float)
             for i, v in enumerate(values):
                 try:
@@ -160,6 +182,16 @@ class RawTable:
         return out
 
 
+def _floats(values: np.ndarray) -> np.ndarray | None:
+    """The values as float64 by numpy's own (C) parsing, or None if a cell is no number."""
+    if values.dtype.kind in "biuf":
+        return values.astype(float)
+    try:
+        return np.asarray(values, dtype=str).astype(float)
+    except (TypeError, ValueError):
+        return None
+
+
 def _number_text(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else repr(float(v))
 
@@ -172,9 +204,16 @@ def _is_number(text: str) -> bool:
 
 
 def read_csv(path: str | Path, display: str | None = None) -> RawTable:
-    """Read a CSV with a header row; every cell must be present."""
+    """Read a CSV with a header row; every cell must be present.
+
+    numpy's C reader parses the file in one pass (linear time, one text array); a file it
+    cannot take as a clean rectangle is read again by the ``csv`` module, whose row-by-row
+    reading names the exact line and cell of the problem."""
     path = Path(path)
     name = display or str(path)
+    fast = _read_csv_fast(path, name)
+    if fast is not None:
+        return fast
     try:
         with open(path, newline="", encoding="utf-8-sig") as fh:
             rows = list(csv.reader(fh))
@@ -204,6 +243,30 @@ def read_csv(path: str | Path, display: str | None = None) -> RawTable:
                 raise OdtDataError(f"{name}: column '{header[j]}', row {i + 1} (line {i + 2}): empty cell")
     columns = {h: np.array([r[j].strip() for r in body], dtype=object) for j, h in enumerate(header)}
     return RawTable(name, columns, first_line=2)
+
+
+def _read_csv_fast(path: Path, name: str) -> RawTable | None:
+    """The table by ``numpy.loadtxt``, or None when the file needs the careful reader (an
+    error to report, quoting, ragged rows, blank lines)."""
+    try:
+        with open(path, encoding="utf-8-sig") as fh:
+            header_line = fh.readline()
+            if '"' in header_line:
+                return None
+            header = [h.strip() for h in header_line.rstrip("\r\n").split(",")]
+            if not header_line.strip() or len(set(header)) != len(header) or "" in header:
+                return None
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # "input contained no data": the careful reader says it
+                body = np.loadtxt(fh, dtype=str, delimiter=",", comments=None, ndmin=2, quotechar='"')
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    if body.shape[0] == 0 or body.shape[1] != len(header):
+        return None
+    body = np.char.strip(body)
+    if (body == "").any():
+        return None  # the careful reader names the empty cell
+    return RawTable(name, {h: body[:, j] for j, h in enumerate(header)}, first_line=2)
 
 
 def table_from_python(data: Any, target: Any = None, name: str = "<data>") -> RawTable:
@@ -275,8 +338,19 @@ class Dataset:
     weights: np.ndarray | None
     ids: tuple[str, ...] | None
     binarizer: Binarizer
-    X: np.ndarray  # bool (rows x features)
     raw_numeric: tuple[str, ...]  # columns whose every midpoint is a cut (S7): thresholds(all), raw or inferred
+
+    @cached_property
+    def X(self) -> np.ndarray:
+        """The (rows x features) 0/1 matrix, built on first use: the solver encodings read
+        it, the dp engines never do (they read the raw columns, ``column``)."""
+        return self.binarizer.transform(self.table)
+
+    def column(self, j: int) -> np.ndarray:
+        """Feature j's 0/1 column, without building the whole matrix."""
+        if "X" in self.__dict__:
+            return self.X[:, j]
+        return Binarizer(self.features[j:j + 1]).transform(self.table)[:, 0]
 
     @property
     def n_rows(self) -> int:
@@ -291,14 +365,16 @@ class Dataset:
 
 
 def _class_values(labels: np.ndarray) -> tuple[tuple[Any, ...], np.ndarray]:
-    texts = [str(v) if not isinstance(v, float) else _number_text(v) for v in labels]
+    distinct, inverse = np.unique(labels, return_inverse=True)  # each distinct label once
+    texts = [str(v) if not isinstance(v, float) else _number_text(v) for v in distinct.tolist()]
     unique = sorted(set(texts), key=lambda t: (0, float(t), t) if _is_number(t) else (1, 0.0, t))
     if all(_is_number(t) and float(t).is_integer() for t in unique):
         classes: tuple[Any, ...] = tuple(int(float(t)) for t in unique)
     else:
         classes = tuple(unique)
     index = {t: i for i, t in enumerate(unique)}
-    return classes, np.array([index[t] for t in texts], dtype=np.int64)
+    of_distinct = np.array([index[t] for t in texts], dtype=np.int64)
+    return classes, of_distinct[inverse.reshape(-1)]
 
 
 def _thresholds(values: np.ndarray, rule: ColumnRule) -> list[float]:
@@ -370,9 +446,7 @@ def build_dataset(table: RawTable, spec: DataSpec) -> Dataset:
             errors.append(exc)
     if errors:
         raise OdtDataError([d for e in errors for d in e.diagnostics])
-    binarizer = Binarizer(tuple(features))
-    X = binarizer.transform(table)
-    return Dataset(table, target, classes, y, weights, ids, binarizer, X, tuple(raw))
+    return Dataset(table, target, classes, y, weights, ids, Binarizer(tuple(features)), tuple(raw))
 
 
 def _first_duplicate(values: Sequence[str]) -> str | None:
@@ -389,15 +463,16 @@ def _infer_rule(table: RawTable, col: str) -> ColumnRule:
     if values.dtype.kind in "biuf":
         uniq = set(np.unique(values).tolist())
         return ColumnRule("binary") if uniq <= {0.0, 1.0} else ColumnRule("numeric")
-    texts = [str(v) for v in values]
-    numeric = [_is_number(t) for t in texts]
-    if all(numeric):
-        uniq = {float(t) for t in texts}
+    floats = table.floats(col)
+    if floats is not None and np.isfinite(floats).all():
+        uniq = set(np.unique(floats).tolist())
         return ColumnRule("binary") if uniq <= {0.0, 1.0} else ColumnRule("numeric")
-    if any(numeric):
-        i = numeric.index(False)
+    texts, inverse = np.unique(np.asarray(values, dtype=str), return_inverse=True)  # each distinct text once
+    numeric = np.array([_is_number(t) for t in texts], dtype=bool)
+    if numeric.any():
+        i = int(np.flatnonzero(~numeric[inverse])[0])
         raise OdtDataError(
-            f"{table.name}: column '{col}' is numeric but {table.where(i)} holds '{texts[i]}'",
+            f"{table.name}: column '{col}' is numeric but {table.where(i)} holds '{texts[inverse[i]]}'",
             hint=f"declare 'categorical {col}' (every value a category) or 'drop {col}', or clean the value",
         )
     return ColumnRule("categorical")

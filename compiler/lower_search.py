@@ -67,7 +67,7 @@ def relaxation(program: CheckedProgram) -> TreeSearch:
                 cols.append(data.table.numbers(f.column))
                 dims.append(SplitDim(f.column))
             continue
-        cols.append(data.X[:, j].astype(float))
+        cols.append(data.column(j).astype(float))
         dims.append(SplitDim(f.column, f))
     keep = np.flatnonzero(data.row_weights() > 0)
     X = np.column_stack(cols)[keep] if cols else np.zeros((keep.shape[0], 0))

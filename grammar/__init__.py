@@ -8,7 +8,9 @@ from lark import Lark
 
 @functools.lru_cache(maxsize=1)
 def load_parser() -> Lark:
-    """The LALR parser for odt programs (strict, positions propagated)."""
+    """The LALR parser for odt programs (strict, positions propagated). Lark caches the
+    grammar analysis in the temporary folder, keyed by the grammar's hash, so a process
+    after the first loads it in milliseconds instead of ~0.4 s."""
     return Lark.open_from_package(
         "odt.grammar",
         "odt.lark",
@@ -17,4 +19,5 @@ def load_parser() -> Lark:
         propagate_positions=True,
         maybe_placeholders=False,
         strict=True,
+        cache=True,
     )

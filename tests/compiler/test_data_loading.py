@@ -1,0 +1,72 @@
+"""Data in linear time and memory (issue 15): numpy's C reader for clean CSVs with the
+careful ``csv`` reader as the fallback that names the line and cell of every problem; the
+0/1 feature matrix built only when an encoding reads it (the dp engines read raw columns).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import odt
+from odt.compiler.data import _read_csv_fast, read_csv
+from odt.compiler.errors import OdtDataError
+
+
+def _write(tmp_path, text: str, name: str = "d.csv"):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_the_fast_reader_and_the_careful_reader_read_the_same_table(tmp_path):
+    rng = np.random.default_rng(0)
+    lines = ["a,b,c,class"] + [f"{rng.normal():.3f}, {rng.integers(0, 2)},x{rng.integers(0, 3)},{rng.integers(0, 2)}"
+                              for _ in range(200)]
+    p = _write(tmp_path, "\n".join(lines) + "\n")
+    fast = _read_csv_fast(p, "d.csv")
+    assert fast is not None
+    careful = read_csv(_write(tmp_path, '"a",b,c,class\n' + "\n".join(lines[1:]) + "\n", "q.csv"))  # quoted header
+    assert list(fast.columns) == list(careful.columns) == ["a", "b", "c", "class"]
+    for col in fast.columns:
+        assert list(fast.strings(col)) == list(careful.strings(col))
+    assert np.array_equal(fast.numbers("a"), careful.numbers("a"))
+
+
+@pytest.mark.parametrize("text, message", [
+    ("a,class\n1,0\n2\n", "line 3: 1 cells, the header has 2"),
+    ("a,class\n1,0\n,1\n", r"column .a., row 2 \(line 3\): empty cell"),
+    ("a,a\n1,0\n", "column 'a' appears twice"),
+    ("a,class\n", "no data rows"),
+])
+def test_problems_are_still_named_by_line_and_cell(tmp_path, text, message):
+    with pytest.raises(OdtDataError, match=message):
+        read_csv(_write(tmp_path, text))
+
+
+def test_a_non_number_in_a_numeric_column_names_its_row(tmp_path):
+    p = _write(tmp_path, "a,class\n1,0\n2,1\nthree,0\n4,1\n")
+    with pytest.raises(OdtDataError, match=r"column 'a' is numeric but row 3 \(line 4\) holds 'three'"):
+        odt.compile_file(_write(tmp_path, f'data "{p}" {{ target class }}\nmodel tree(depth <= 1)\n', "p.odt"))
+
+
+def test_quoted_cells_with_commas_are_read(tmp_path):
+    t = read_csv(_write(tmp_path, 'name,class\n"a, b",0\n"c",1\n'))
+    assert list(t.strings("name")) == ["a, b", "c"]
+
+
+def test_dp_never_builds_the_feature_matrix(tmp_path):
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=300).round(3)
+    data = {"x": x.tolist(), "z": rng.normal(size=300).round(3).tolist(), "class": (x > 0.2).astype(int).tolist()}
+    prog = odt.compile("model tree(depth <= 2)\nminimize errors", data=data)
+    res = prog.solve(backend="dp")
+    assert res.status == "optimal" and res.objective == 0
+    assert "X" not in prog.dataset.__dict__  # 300 rows x ~600 thresholds never materialised
+
+
+def test_the_feature_matrix_is_built_when_an_encoding_reads_it():
+    data = {"a": [0, 1, 0, 1], "b": [0, 0, 1, 1], "class": [0, 1, 1, 0]}
+    prog = odt.compile("model tree(depth <= 2)\nminimize errors", data=data)
+    assert prog.solve(backend="maxsat").objective == 0
+    assert prog.dataset.X.shape == (4, 2)
+    assert all(np.array_equal(prog.dataset.column(j), prog.dataset.X[:, j]) for j in range(2))
