@@ -46,7 +46,7 @@ class CpBackend(Backend):
         except ImportError:
             return False
 
-    def build(self, model: ir.Model, cutoff: Fraction | None = None):
+    def build(self, model: ir.Model, cutoff: Fraction | None = None, floor: Fraction | None = None):
         """The CPMpy model, its variables (index-aligned with the IR) and the combined objective."""
         cp = _import_cpmpy()
         xs: list = [None]
@@ -84,6 +84,9 @@ class CpBackend(Backend):
             below = objective.strictly_below(combined, cutoff)
             if below is not None:  # B4: only solutions better than the warm start
                 m += obj <= below
+            least = objective.at_least(combined, floor)
+            if least is not None:  # a proven lower bound (diagrams: the optimal depth-L tree)
+                m += obj >= least
         return m, xs, combined
 
     def emit(self, model: ir.Model) -> Artifact:
@@ -102,7 +105,7 @@ class CpBackend(Backend):
         clock = Stopwatch()
         if any(not c.lits for c in model.clauses):
             return BackendResult(Status.INFEASIBLE, None, None, None, clock.elapsed(), "an empty clause")
-        m, xs, combined = self.build(model, options.extra.get("cutoff"))
+        m, xs, combined = self.build(model, options.extra.get("cutoff"), options.extra.get("floor"))
         solver = cp.SolverLookup.get("ortools", m)
         kwargs = {"num_search_workers": max(1, options.threads), "random_seed": options.seed}
         callback = None

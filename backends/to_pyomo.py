@@ -170,11 +170,20 @@ class MilpBackend(Backend):
                 report(Progress(clock.elapsed(), inc, bnd))
 
             h.cbMipImprovingSolution += improved
-        if options.time_limit is not None:
-            deadline = options.time_limit + min(1.0, 0.02 * options.time_limit)
+        floor = options.extra.get("floor")
+        target = None if floor is None or not (combined.weights or combined.linear) else float(floor)
+        deadline = None if options.time_limit is None else options.time_limit + min(1.0, 0.02 * options.time_limit)
+        reached = [False]
+        if target is not None:  # a proven lower bound (diagrams: the optimal depth-L tree) met by an
+            # incumbent ends the search; an objective row would instead stall the LP at the bound
+            def meets(e) -> None:
+                value = _level(combined, e.data_out.objective_function_value)
+                reached[0] = reached[0] or value is not None and value <= target + 1e-9
 
+            h.cbMipImprovingSolution += meets
+        if deadline is not None or target is not None:
             def watchdog(e) -> None:
-                if clock.elapsed() > deadline:
+                if reached[0] or deadline is not None and clock.elapsed() > deadline:
                     e.interrupt()
 
             h.cbMipInterrupt += watchdog

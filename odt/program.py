@@ -29,6 +29,7 @@ from odt.compiler.parse import parse_program
 from odt.compiler.checked import CheckedProgram, LinearConstraint, TreeSkeleton
 from odt.result import Classifier, SolveResult
 from odt.routing import estimate, refusal, route
+from odt.strategies.diagram_bounds import diagram_bounds, tighten
 from odt.strategies.warm_start import warm_start as warm_start_of
 
 _TOL = 1e-6
@@ -197,14 +198,25 @@ class Program:
         low = self.lowered_for(name)
         self._capabilities(name, low)
         started = time.perf_counter()
+        bounds = diagram_bounds(self.checked, _budget(opts)) if warm_start else None
         warm = warm_start_of(self.checked, opts) if warm_start else None
+        if bounds is not None and bounds.incumbent is not None and (warm is None or bounds.incumbent[1] < warm[1]):
+            warm = bounds.incumbent
+        if bounds is not None and warm is not None and warm[1] <= bounds.lower:
+            done = BackendResult(Status.OPTIMAL, None, (warm[1],), warm[1], time.perf_counter() - started,
+                                 "the warm start meets the depth-L tree bound (no diagram search needed)")
+            return self._result(name, done, None, warm[0])
         if opts.time_limit is not None:  # the warm start's time comes out of the budget
             opts = dataclasses.replace(opts, time_limit=max(0.05, opts.time_limit - (time.perf_counter() - started)))
+        if bounds is not None:
+            opts = dataclasses.replace(opts, extra={**opts.extra, "floor": bounds.lower})
         if warm is not None:
             opts = dataclasses.replace(opts, extra={**opts.extra, "cutoff": warm[1]})
             if progress is not None:
                 progress(Progress(0.0, warm[1], None))
         res = impl.solve(low.model, opts)
+        if bounds is not None and res.status is not Status.INFEASIBLE:
+            res = tighten(res, bounds.lower)
         if warm is not None and res.status is Status.INFEASIBLE:  # nothing beats the warm start
             done = BackendResult(Status.OPTIMAL, None, (warm[1],), warm[1], res.seconds,
                                  res.log + "; the warm start is optimal (nothing better exists)")
@@ -271,6 +283,11 @@ class Program:
             tuple(sign * v for v in ev.objective), None if bound is None else sign * bound, gap, backend, res.seconds,
             ev.train_errors, verified, ev.constraints, solver_errors, res.log, ev,
         )
+
+
+def _budget(opts: SolveOptions) -> float:
+    """Seconds for a warm start or bound: 2 s, or a tenth of the time limit if less."""
+    return 2.0 if opts.time_limit is None else min(2.0, 0.1 * opts.time_limit)
 
 
 def _is_program_backend(name: str) -> bool:

@@ -202,6 +202,30 @@ class Diagram:
         save_json(self.to_json(), path)
 
 
+def diagram_of_tree(tree: Any) -> Diagram:
+    """A tree as a decision diagram (a tree is a diagram whose nodes each have one parent):
+    the nodes of depth i on layer i, in breadth-first order (topological)."""
+    from .tree import Leaf
+
+    order: list[Any] = []
+    layer: dict[int, int] = {}
+    queue = [(tree.root, 0)]
+    while queue:
+        node, depth = queue.pop(0)
+        if isinstance(node, Leaf):
+            continue
+        layer[id(node)] = depth
+        order.append(node)
+        queue.extend(((node.if_true, depth + 1), (node.if_false, depth + 1)))
+    index = {id(n): i for i, n in enumerate(order)}
+
+    def ref(n: Any) -> int:
+        return leaf_ref(n.label) if isinstance(n, Leaf) else index[id(n)]
+
+    nodes = tuple(DNode(n.feature, ref(n.if_true), ref(n.if_false), layer[id(n)]) for n in order)
+    return Diagram(tree.features, tree.classes, nodes, ref(tree.root), tree.input_columns)
+
+
 def compact_diagram(d: Diagram, Xb_rows: np.ndarray | None = None, reduce: bool = True) -> Diagram:
     """Drop unreachable nodes and (with the training matrix ``Xb_rows``) arcs no training
     row takes — the node is replaced by its other side; then, with ``reduce``, nodes whose

@@ -169,3 +169,13 @@ def strictly_below(combined: Combined, cutoff: Fraction | None) -> int | None:
     lvl = combined.levels[0]
     units = (Fraction(cutoff) - lvl.offset) * lvl.scale
     return int(-(-units // 1)) - 1  # ceil(units) - 1: integer objective values below the cutoff
+
+
+def at_least(combined: Combined, floor: Fraction | None) -> int | None:
+    """The smallest integer value of the combined objective of a solution worth at least
+    ``floor`` (a proven lower bound on the single objective level, e.g. from an optimal
+    tree: ``odt.strategies.diagram_bounds``), or None when there is no single level."""
+    if floor is None or len(combined.levels) != 1:
+        return None
+    lvl = combined.levels[0]
+    return int(-(-((Fraction(floor) - lvl.offset) * lvl.scale) // 1))  # ceil
