@@ -32,7 +32,7 @@ class _Parts:
     """What the program says beyond the relaxation, gathered by ``_read``."""
 
     levels: list[Level] = field(default_factory=list)
-    min_leaf: int = 0
+    min_leaf: int = 1
     min_node: int = 1
     max_nodes: int | None = None
     max_errors: Fraction | None = None

@@ -103,7 +103,7 @@ class TreeSearch:
     input_columns: tuple[str, ...]
     depth: int
     levels: tuple[Level, ...] = (Level(),)
-    min_leaf: int = 1  # C5: rows per leaf (0: no constraint, a leaf may be empty)
+    min_leaf: int = 1  # C5: rows per leaf
     min_node: int = 1  # C3: rows per decision node
     max_nodes: int | None = None  # S2 / C4: decision nodes (leaves <= L is nodes <= L - 1)
     max_errors: Fraction | None = None  # O4: errors <= k

@@ -96,7 +96,7 @@ class DpBackend(Backend):
                                      _level(bound, level.errors, level.constant)))
 
         res = optimal_tree(problem.X, problem.y, problem.depth, weights=problem.weights,
-                           n_classes=problem.n_classes, min_leaf=max(1, problem.min_leaf),
+                           n_classes=problem.n_classes, min_leaf=problem.min_leaf,
                            time_limit=options.time_limit, on_progress=report)
         status = Status.OPTIMAL if res.status == "optimal" else Status.FEASIBLE
         value = _level(res.cost, level.errors, level.constant)
@@ -128,7 +128,7 @@ class DpBackend(Backend):
         """ConTree on a program's relaxation (B4 warm start): its depth, data, binarisation
         and minimum leaf size, the objective ``errors``, no other constraint."""
         res = optimal_tree(problem.X, problem.y, problem.depth, weights=problem.weights,
-                           n_classes=problem.n_classes, min_leaf=max(1, problem.min_leaf), time_limit=time_limit)
+                           n_classes=problem.n_classes, min_leaf=problem.min_leaf, time_limit=time_limit)
         return to_tree(res.tree, problem), res.cost
 
 

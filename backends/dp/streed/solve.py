@@ -50,7 +50,7 @@ class Search:
         self.Wc = np.zeros((B.shape[0], n_classes))
         self.Wc[np.arange(B.shape[0]), y] = w
         self.ingr = ingredients
-        self.min_leaf = min_leaf
+        self.min_leaf = max(min_leaf, 1)
         self.min_node = max(min_node, 1)
         self.pairs = pairs  # (q, 2) row positions that share a leaf
         self.sep = (B[pairs[:, 0]] != B[pairs[:, 1]]) if len(pairs) else np.zeros((0, B.shape[1]), bool)
@@ -63,7 +63,7 @@ class Search:
     # ------------------------------------------------------------------ leaves
     def leaf(self, S: np.ndarray) -> tuple[float, int]:
         """(error, label) of a leaf holding rows ``S``; error inf when it is too small."""
-        if S.shape[0] < max(self.min_leaf, 1) and not (S.shape[0] == 0 and self.min_leaf == 0):
+        if S.shape[0] < self.min_leaf and (S.shape[0] > 0 or self.min_leaf > 1):
             return INF, 0
         counts = self.Wc[S].sum(axis=0)
         label = int(np.argmax(counts))
@@ -80,14 +80,11 @@ class Search:
                 ok = ok & ~self.sep[here].any(axis=0)
         return ok
 
-    def sizes_ok(self, n_right: np.ndarray, n: int, state: State) -> np.ndarray:
-        """Both sides at least ``min_leaf`` rows; empty sides only where they can matter
-        (``min_leaf`` 0 and the candidate grants an order not yet seen on the path)."""
-        n_left = n - n_right
-        if self.min_leaf >= 1:
-            return (n_left >= self.min_leaf) & (n_right >= self.min_leaf)
-        proper = (n_left >= 1) & (n_right >= 1)
-        return proper | ((self.ingr.grant & ~np.int64(state[0])) != 0)
+    def sizes_ok(self, n_right: np.ndarray, n: int) -> np.ndarray:
+        """Both sides at least ``min_leaf`` rows (and one: a split sending no row to a side
+        is no split, as in every encoding's decoded tree)."""
+        m = max(self.min_leaf, 1)
+        return (n - n_right >= m) & (n_right >= m)
 
     # ------------------------------------------------------------------ recursion
     def solve(self, S: np.ndarray, d: int, k: int, state: State) -> Entry:
@@ -119,7 +116,7 @@ class Search:
         left = total - right
         cost = (left.sum(axis=1) - left.max(axis=1)) + (right.sum(axis=1) - right.max(axis=1))
         n_right = self.B[S].sum(axis=0)
-        ok = self.allowed(S, state) & self.sizes_ok(n_right, S.shape[0], state)
+        ok = self.allowed(S, state) & self.sizes_ok(n_right, S.shape[0])
         if not ok.any():
             return Entry(E, choice, k)
         cost = np.where(ok, cost, INF)
@@ -139,7 +136,7 @@ class Search:
         if err == 0 or not self._splittable(S, d) or (self.counting and k == 0):
             return Entry(E, choice, k)
         BS = self.B[S]
-        ok = self.allowed(S, state) & self.sizes_ok(BS.sum(axis=0), S.shape[0], state)
+        ok = self.allowed(S, state) & self.sizes_ok(BS.sum(axis=0), S.shape[0])
         seen: set[bytes] = set()
         dedupe = self.ingr.trivial
         for f in np.flatnonzero(ok):
