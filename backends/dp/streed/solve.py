@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .branch import Ingredients, State
+from .depth_two import depth_two
 
 INF = float("inf")
 Choice = tuple[int, int, int] | None  # (candidate, left budget, right budget) or a leaf
@@ -59,6 +60,8 @@ class Search:
         self.cache: dict[tuple, Entry] = {}
         self._allowed: dict[State, np.ndarray] = {}
         self.calls = 0
+        #: no candidate set depends on the branch: the depth-two solver applies
+        self.plain_below = ingredients.trivial and not len(pairs)
 
     # ------------------------------------------------------------------ leaves
     def leaf(self, S: np.ndarray) -> tuple[float, int]:
@@ -97,7 +100,12 @@ class Search:
         self.calls += 1
         if self.deadline is not None and time.perf_counter() > self.deadline:
             raise Timeout
-        entry = self._depth_one(S, k, state) if d == 1 else self._general(S, d, k, state)
+        if d == 1:
+            entry = self._depth_one(S, k, state)
+        elif d == 2 and self.plain_below:
+            entry = self._depth_two(S, k, state)
+        else:
+            entry = self._general(S, d, k, state)
         self.cache[key] = entry
         return entry
 
@@ -127,6 +135,15 @@ class Search:
             for i in range(at, size):
                 choice[i] = (f, 0, 0)
         return Entry(E, choice, k)
+
+    def _depth_two(self, S: np.ndarray, k: int, state: State) -> Entry:
+        err, _ = self.leaf(S)
+        if err == 0 or not self._splittable(S, 2) or (self.counting and k == 0):
+            return Entry(np.full(k + 1, err), [None] * (k + 1), k)
+        E, choice = depth_two(self.Bf[S], self.Wc[S], self.allowed(S, state), self.min_leaf, self.min_node, err)
+        if not self.counting:
+            return Entry(E[3:], choice[3:], 0)
+        return Entry(E[: k + 1].copy(), choice[: k + 1], k)
 
     def _general(self, S: np.ndarray, d: int, k: int, state: State) -> Entry:
         err, _ = self.leaf(S)
