@@ -41,17 +41,23 @@ def depth_two(Bf: np.ndarray, Wc: np.ndarray, ok_root: np.ndarray, min_leaf: int
     C1 = (Bf.T @ Wc).T.copy()  # (C, m) class weights where f holds
     C2 = np.stack([(Bf * Wc[:, c:c + 1]).T @ Bf for c in range(Wc.shape[1])])  # (C, m, m)
     total = Wc.sum(axis=0)[:, None, None]
-    # right side of f: f holds; left: f fails. Child split on g of each side
-    RR, RL = C2, C1[:, :, None] - C2
-    LR, LL = C1[:, None, :] - C2, total - C1[:, :, None] - C1[:, None, :] + C2
-    nRR, nRL = counts, ones[:, None] - counts
-    nLR, nLL = ones[None, :] - counts, s - ones[:, None] - ones[None, :] + counts
     nR, nL = ones, s - ones
     good = lambda a, b: (a >= min_leaf) & (b >= min_leaf)  # noqa: E731
-    right_split = np.where(good(nRR, nRL) & (nR >= min_node)[:, None], _err(RR) + _err(RL), INF)
-    left_split = np.where(good(nLR, nLL) & (nL >= min_node)[:, None], _err(LR) + _err(LL), INF)
     right_leaf, left_leaf = _err(C1), _err(total[:, :, 0] - C1)
-    right_one, left_one = right_split.min(axis=1), left_split.min(axis=1)  # best child split per f
+    from . import kernels
+
+    if kernels.AVAILABLE:
+        left_one, right_one = kernels.best_child_splits(C1, C2, total[:, 0, 0].copy(), counts, float(s),
+                                                        float(min_leaf), float(min_node))
+    else:  # the same formulas on numpy arrays
+        # right side of f: f holds; left: f fails. Child split on g of each side
+        RR, RL = C2, C1[:, :, None] - C2
+        LR, LL = C1[:, None, :] - C2, total - C1[:, :, None] - C1[:, None, :] + C2
+        nRR, nRL = counts, ones[:, None] - counts
+        nLR, nLL = ones[None, :] - counts, s - ones[:, None] - ones[None, :] + counts
+        right_split = np.where(good(nRR, nRL) & (nR >= min_node)[:, None], _err(RR) + _err(RL), INF)
+        left_split = np.where(good(nLR, nLL) & (nL >= min_node)[:, None], _err(LR) + _err(LL), INF)
+        right_one, left_one = right_split.min(axis=1), left_split.min(axis=1)  # best child split per f
     root_ok = ok_root & good(nL, nR) & (s >= min_node)
     right_best, left_best = np.minimum(right_leaf, right_one), np.minimum(left_leaf, left_one)
     options = [

@@ -45,3 +45,22 @@ def test_node_limit_cost_complexity_and_min_leaf_equal_pystreed(name, depth):
                       ).solve(backend="dp")
     errors, _ = peer(X, y, max_depth=depth, min_leaf_node_size=5)
     assert res.status == "optimal" and res.verified and res.objective == errors
+
+
+def test_depth_two_kernel_equals_its_numpy_path(monkeypatch):
+    from odt.backends.dp.streed import kernels
+    from odt.backends.dp.streed.depth_two import depth_two
+
+    rng = np.random.default_rng(7)
+    for trial in range(20):
+        s, m, k = int(rng.integers(2, 40)), int(rng.integers(1, 9)), int(rng.integers(2, 4))
+        Bf = rng.integers(0, 2, size=(s, m)).astype(float)
+        Wc = np.zeros((s, k))
+        Wc[np.arange(s), rng.integers(0, k, size=s)] = rng.integers(1, 4, size=s)
+        leaf = float(Wc.sum() - Wc.sum(axis=0).max())
+        args = (Bf, Wc, rng.random(m) < 0.8, int(rng.integers(1, 4)), int(rng.integers(1, 8)), leaf)
+        compiled = depth_two(*args)
+        monkeypatch.setattr(kernels, "AVAILABLE", False)
+        plain = depth_two(*args)
+        monkeypatch.setattr(kernels, "AVAILABLE", True)
+        assert np.array_equal(compiled[0], plain[0]) and compiled[1] == plain[1]
