@@ -35,16 +35,20 @@ def depth_two(Bf: np.ndarray, Wc: np.ndarray, ok_root: np.ndarray, min_leaf: int
 
     ``Bf``: (s, m) 0/1 floats of the rows; ``Wc``: (s, C) class weights of the rows;
     ``ok_root``: candidates allowed at the root (sizes not yet checked)."""
+    from . import kernels
+
     s, m = Bf.shape
-    counts = Bf.T @ Bf  # (m, m) rows where f and g hold
+    if kernels.AVAILABLE:
+        counts, C1, C2 = kernels.pair_frequencies(Bf > 0.5, Wc)
+    else:
+        counts = Bf.T @ Bf  # (m, m) rows where f and g hold
+        C1 = (Bf.T @ Wc).T.copy()  # (C, m) class weights where f holds
+        C2 = np.stack([(Bf * Wc[:, c:c + 1]).T @ Bf for c in range(Wc.shape[1])])  # (C, m, m)
     ones = np.diag(counts).copy()  # rows where f holds
-    C1 = (Bf.T @ Wc).T.copy()  # (C, m) class weights where f holds
-    C2 = np.stack([(Bf * Wc[:, c:c + 1]).T @ Bf for c in range(Wc.shape[1])])  # (C, m, m)
     total = Wc.sum(axis=0)[:, None, None]
     nR, nL = ones, s - ones
     good = lambda a, b: (a >= min_leaf) & (b >= min_leaf)  # noqa: E731
     right_leaf, left_leaf = _err(C1), _err(total[:, :, 0] - C1)
-    from . import kernels
 
     if kernels.AVAILABLE:
         left_one, right_one = kernels.best_child_splits(C1, C2, total[:, 0, 0].copy(), counts, float(s),

@@ -72,3 +72,37 @@ def best_child_splits(C1, C2, total, counts, s, min_leaf, min_node):  # pragma: 
                 if v < left_one[f]:
                     left_one[f] = v
     return left_one, right_one
+
+
+@njit(cache=True, nogil=True)
+def pair_frequencies(B, Wc):  # pragma: no cover
+    """(counts, C1, C2): rows where f and g both hold (m, m), class weights where f holds
+    (C, m) and where f and g hold (C, m, m), by one pass over the rows and the pairs of
+    their true candidates (no BLAS call: its threads cost more than these small products)."""
+    s, m = B.shape
+    K = Wc.shape[1]
+    counts = np.zeros((m, m))
+    C1 = np.zeros((K, m))
+    C2 = np.zeros((K, m, m))
+    idx = np.empty(m, dtype=np.int64)
+    for r in range(s):
+        n = 0
+        for f in range(m):
+            if B[r, f]:
+                idx[n] = f
+                n += 1
+        c = -1
+        for k in range(K):
+            if Wc[r, k] != 0.0:
+                c = k
+        w = Wc[r, c] if c >= 0 else 0.0
+        for i in range(n):
+            a = idx[i]
+            if c >= 0:
+                C1[c, a] += w
+            for j in range(n):
+                b = idx[j]
+                counts[a, b] += 1.0
+                if c >= 0:
+                    C2[c, a, b] += w
+    return counts, C1, C2
