@@ -8,9 +8,9 @@ have class weights C2[f, g], C1[f] - C2[f, g] (right child), C1[g] - C2[f, g] an
 C1[f] - C1[g] + C2[f, g] (left child); a leaf costs its weight minus its majority class
 (MurTree Eq. 4). Output: the least error with at most 0..3 decision nodes and, for each,
 the root candidate and the node budgets of its children (children of depth one are
-re-solved, cheaply, when the tree is decoded). Used when no path constraint and no
-``same_leaf`` restricts the candidates below the root (their allowed sets then depend on
-the branch); leaf and node sizes are applied to the row counts.
+re-solved, cheaply, when the tree is decoded). Path constraints and
+``same_leaf`` enter as the allowed child candidates below each root candidate; leaf and
+node sizes are applied to the row counts.
 """
 from __future__ import annotations
 
@@ -29,15 +29,20 @@ def _err(w: np.ndarray) -> np.ndarray:
     return total - most
 
 
-def depth_two(Bf: np.ndarray, Wc: np.ndarray, ok_root: np.ndarray, min_leaf: int, min_node: int, leaf_err: float
+def depth_two(Bf: np.ndarray, Wc: np.ndarray, ok_root: np.ndarray, min_leaf: int, min_node: int, leaf_err: float,
+              ok_left: np.ndarray | None = None, ok_right: np.ndarray | None = None
               ) -> tuple[np.ndarray, list[tuple[int, int, int] | None]]:
     """``E[i]``, the least error with at most i nodes (i = 0..3), and the choice for each.
 
     ``Bf``: (s, m) 0/1 floats of the rows; ``Wc``: (s, C) class weights of the rows;
-    ``ok_root``: candidates allowed at the root (sizes not yet checked)."""
+    ``ok_root``: candidates allowed at the root (sizes not yet checked); ``ok_left[f, g]``
+    / ``ok_right[f, g]``: g allowed below f on the side where f fails / holds (path
+    constraints and ``same_leaf``; all allowed when None)."""
     from . import kernels
 
     s, m = Bf.shape
+    if ok_left is None or ok_right is None:
+        ok_left = ok_right = np.ones((m, m), dtype=bool)
     if kernels.AVAILABLE:
         counts, C1, C2 = kernels.pair_frequencies(Bf > 0.5, Wc)
     else:
@@ -52,15 +57,15 @@ def depth_two(Bf: np.ndarray, Wc: np.ndarray, ok_root: np.ndarray, min_leaf: int
 
     if kernels.AVAILABLE:
         left_one, right_one = kernels.best_child_splits(C1, C2, total[:, 0, 0].copy(), counts, float(s),
-                                                        float(min_leaf), float(min_node))
+                                                        float(min_leaf), float(min_node), ok_left, ok_right)
     else:  # the same formulas on numpy arrays
         # right side of f: f holds; left: f fails. Child split on g of each side
         RR, RL = C2, C1[:, :, None] - C2
         LR, LL = C1[:, None, :] - C2, total - C1[:, :, None] - C1[:, None, :] + C2
         nRR, nRL = counts, ones[:, None] - counts
         nLR, nLL = ones[None, :] - counts, s - ones[:, None] - ones[None, :] + counts
-        right_split = np.where(good(nRR, nRL) & (nR >= min_node)[:, None], _err(RR) + _err(RL), INF)
-        left_split = np.where(good(nLR, nLL) & (nL >= min_node)[:, None], _err(LR) + _err(LL), INF)
+        right_split = np.where(ok_right & good(nRR, nRL) & (nR >= min_node)[:, None], _err(RR) + _err(RL), INF)
+        left_split = np.where(ok_left & good(nLR, nLL) & (nL >= min_node)[:, None], _err(LR) + _err(LL), INF)
         right_one, left_one = right_split.min(axis=1), left_split.min(axis=1)  # best child split per f
     root_ok = ok_root & good(nL, nR) & (s >= min_node)
     right_best, left_best = np.minimum(right_leaf, right_one), np.minimum(left_leaf, left_one)

@@ -23,9 +23,10 @@ except ImportError:  # pragma: no cover
 
 
 @njit(cache=True, nogil=True)
-def best_child_splits(C1, C2, total, counts, s, min_leaf, min_node):  # pragma: no cover
+def best_child_splits(C1, C2, total, counts, s, min_leaf, min_node, ok_left, ok_right):  # pragma: no cover
     """(left_one, right_one): per root candidate f, the least error of a depth-one split
-    of the rows where f fails / holds (inf where none is allowed by the sizes)."""
+    of the rows where f fails / holds (inf where none is allowed by the sizes or by
+    ``ok_left[f, g]`` / ``ok_right[f, g]``, the branch's allowed candidates)."""
     K, m = C1.shape
     left_one = np.full(m, np.inf)
     right_one = np.full(m, np.inf)
@@ -37,7 +38,7 @@ def best_child_splits(C1, C2, total, counts, s, min_leaf, min_node):  # pragma: 
             nRL = nR - nRR
             nLR = counts[g, g] - nRR
             nLL = nL - nLR
-            if nR >= min_node and nRR >= min_leaf and nRL >= min_leaf:
+            if ok_right[f, g] and nR >= min_node and nRR >= min_leaf and nRL >= min_leaf:
                 t1 = 0.0
                 m1 = -1.0
                 t2 = 0.0
@@ -54,7 +55,7 @@ def best_child_splits(C1, C2, total, counts, s, min_leaf, min_node):  # pragma: 
                 v = (t1 - m1) + (t2 - m2)
                 if v < right_one[f]:
                     right_one[f] = v
-            if nL >= min_node and nLR >= min_leaf and nLL >= min_leaf:
+            if ok_left[f, g] and nL >= min_node and nLR >= min_leaf and nLL >= min_leaf:
                 t1 = 0.0
                 m1 = -1.0
                 t2 = 0.0

@@ -6,7 +6,7 @@ an additive quantity (here ``nodes <= K``, ``errors <= k``) at the root: the roo
 holds the least error for every node budget, so every level ``a*errors + b*nodes + c``
 (cost-complexity, Breiman; ``leaves`` folded in as ``nodes + 1``), every lexicographic
 order of such levels (Avellaneda's DT_size: the smallest tree within the error cap) and
-every cap is a minimum over the budgets. Anytime: the depths 1..D are solved in turn
+every cap is a minimum over the budgets. Anytime: the depths 0..D are solved in turn
 (iterative deepening, the cache shared), each giving an incumbent that is feasible for
 depth D; on the time limit the best incumbent is returned with the trivial bound (errors
 and nodes at least 0).
@@ -86,9 +86,11 @@ def optimal_constrained_tree(problem: TreeSearch, time_limit: float | None = Non
         return out
 
     timed_out = False
+    search.deadline = None  # the single leaf (depth 0) is always solved: the first incumbent
     try:
-        for d in range(0 if problem.depth == 0 else 1, problem.depth + 1):
+        for d in range(problem.depth + 1):
             got = pick(d)
+            search.deadline = deadline
             if got is not None and (best is None or got[0] < best[0]):
                 best = got
                 if on_progress is not None and d < problem.depth:

@@ -102,7 +102,7 @@ class Search:
             raise Timeout
         if d == 1:
             entry = self._depth_one(S, k, state)
-        elif d == 2 and self.plain_below:
+        elif d == 2:
             entry = self._depth_two(S, k, state)
         else:
             entry = self._general(S, d, k, state)
@@ -140,10 +140,35 @@ class Search:
         err, _ = self.leaf(S)
         if err == 0 or not self._splittable(S, 2) or (self.counting and k == 0):
             return Entry(np.full(k + 1, err), [None] * (k + 1), k)
-        E, choice = depth_two(self.Bf[S], self.Wc[S], self.allowed(S, state), self.min_leaf, self.min_node, err)
+        ok = self.allowed(S, state)
+        ok_left = ok_right = None
+        if not self.plain_below:
+            ok_left, ok_right = self._child_masks(S, state, ok)
+        E, choice = depth_two(self.Bf[S], self.Wc[S], ok, self.min_leaf, self.min_node, err, ok_left, ok_right)
         if not self.counting:
             return Entry(E[3:], choice[3:], 0)
         return Entry(E[: k + 1].copy(), choice[: k + 1], k)
+
+    def _child_masks(self, S: np.ndarray, state: State, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Candidates g allowed below each root candidate f, on its left and right side:
+        the branch state after f, less the splits separating a ``same_leaf`` pair there."""
+        m = ok.shape[0]
+        A = np.zeros((m, m), dtype=bool)
+        for f in np.flatnonzero(ok):
+            child = self.ingr.child(state, int(f))
+            mask = self._allowed.get(child)
+            if mask is None:
+                mask = self._allowed[child] = self.ingr.allowed(child)
+            A[f] = mask
+        ok_left, ok_right = A, A
+        if len(self.pairs):
+            here = np.isin(self.pairs[:, 0], S)
+            if here.any():
+                side = self.B[self.pairs[here, 0]].astype(np.int64)  # (q, m): pair goes right under f
+                sep = self.sep[here].astype(np.int64)  # (q, m): g separates the pair
+                ok_right = A & ((side.T @ sep) == 0)
+                ok_left = A & (((1 - side).T @ sep) == 0)
+        return ok_left, ok_right
 
     def _general(self, S: np.ndarray, d: int, k: int, state: State) -> Entry:
         err, _ = self.leaf(S)

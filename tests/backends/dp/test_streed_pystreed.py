@@ -58,7 +58,8 @@ def test_depth_two_kernel_equals_its_numpy_path(monkeypatch):
         Wc = np.zeros((s, k))
         Wc[np.arange(s), rng.integers(0, k, size=s)] = rng.integers(1, 4, size=s)
         leaf = float(Wc.sum() - Wc.sum(axis=0).max())
-        args = (Bf, Wc, rng.random(m) < 0.8, int(rng.integers(1, 4)), int(rng.integers(1, 8)), leaf)
+        args = (Bf, Wc, rng.random(m) < 0.8, int(rng.integers(1, 4)), int(rng.integers(1, 8)), leaf,
+                rng.random((m, m)) < 0.7, rng.random((m, m)) < 0.7)
         compiled = depth_two(*args)
         monkeypatch.setattr(kernels, "AVAILABLE", False)
         plain = depth_two(*args)
