@@ -10,6 +10,10 @@ objective of pystreed's tree), then the median and geometric mean of the ratios 
 task; with --write, replaces the streed section of bench/RESULTS.md.
 
     python bench/streed.py [--datasets a,b] [--depths 3,4] [--limit 60] [--write]
+    python bench/streed.py --constrained [--limit 30] [--write]
+
+``--constrained``: the constraints pystreed lacks (order, exclusion, path cost, threshold
+range) at depth 3, dp against cp on the same program (cp with the time limit).
 """
 from __future__ import annotations
 
@@ -76,6 +80,59 @@ def run(datasets: list[str], depths: list[int], limit: float) -> list[dict]:
     return rows
 
 
+CONSTRAINED_DATA = ["mouse", "hepatitis", "spect-heart", "tic-tac-toe"]
+
+
+def constrained_programs(columns: list[str]) -> dict[str, str]:
+    a, b, c, d = columns[:4]
+    return {
+        "order + exclusion": f"model tree(depth <= 3)\nminimize errors + 1/2 * nodes\nsubject to {{\n"
+                             f"every path: {a} before {b}\nevery path: not ({c} and {d})\n}}",
+        "path cost": f"model tree(depth <= 3)\nminimize errors\nsubject to {{ every path: cost <= 4 with cost "
+                     f"{{ {a}: 3, {b}: 3, *: 1 }} }}",
+    }
+
+
+def run_constrained(limit: float) -> list[dict]:
+    import odt
+
+    rows = []
+    jobs = []
+    for name in CONSTRAINED_DATA:
+        path = SHARED / f"{name}.csv"
+        if path.exists():
+            columns = path.read_text().split("\n", 1)[0].split(",")[:-1]
+            for task, model in constrained_programs(columns).items():
+                jobs.append((name, f'data "{path}" {{ target class }}\n' + model, task))
+    haberman = ROOT / "examples" / "data" / "haberman.csv"
+    jobs.append(("haberman (raw)", f'data "{haberman}" {{ target class }}\nmodel tree(depth <= 3)\n'
+                 "minimize errors + 1 * nodes\nsubject to {\nthreshold age in [40, 60]\nevery leaf: samples >= 5\n}",
+                 "threshold range + min leaf"))
+    for name, text, task in jobs:
+        prog = odt.compile(text)
+        out = {"dataset": name, "task": task, "n": prog.dataset.n_rows}
+        for b in ("dp", "cp"):
+            t = time.perf_counter()
+            res = prog.solve(backend=b, time_limit=limit)
+            out[b] = (time.perf_counter() - t, res.status, res.objective)
+        print(f"{name} {task}: {out}", file=sys.stderr, flush=True)
+        rows.append(out)
+    return rows
+
+
+def constrained_table(rows: list[dict], limit: float) -> str:
+    lines = ["| dataset | n | constraints (depth 3) | dp s | cp s | cp / dp | dp | cp | equal |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        (ds, dst, dv), (cs, cst, cv) = r["dp"], r["cp"]
+        proved = cst == "optimal"
+        lines.append(f"| {r['dataset']} | {r['n']} | {r['task']} | {ds:.3f} | "
+                     f"{cs:.2f}{'' if proved else f' (>{limit:g}, {cst})'} | {'' if proved else '>'}{cs / ds:.0f}x | "
+                     f"{dv:g} | {cv if cv is None else f'{cv:g}'} | "
+                     f"{('yes' if abs(dv - cv) < 1e-6 else 'NO') if proved else ('dp better' if cv is None or dv < cv - 1e-6 else '-')} |")
+    return "\n".join(lines)
+
+
 def table(rows: list[dict]) -> str:
     lines = ["| dataset | n | p | D | task | odt dp s | pystreed s | ratio | odt | pystreed | equal |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -105,27 +162,39 @@ def main() -> int:
     ap.add_argument("--depths", default="3,4")
     ap.add_argument("--limit", type=float, default=60)
     ap.add_argument("--write", action="store_true")
+    ap.add_argument("--constrained", action="store_true")
     args = ap.parse_args()
     if not SHARED.exists():
         print(f"bench/streed.py: {SHARED} is absent; this benchmark reads the shared binary datasets.")
+        return 0
+    if args.constrained:
+        out = constrained_table(run_constrained(args.limit), args.limit)
+        print(out)
+        if args.write:
+            _write("streed-constrained", "dp (STreeD-style engine) against cp on the constraints pystreed lacks "
+                   f"(bench/streed.py --constrained, cp limit {args.limit:g} s)", out)
         return 0
     rows = run(args.datasets.split(","), [int(d) for d in args.depths.split(",")], args.limit)
     out = table(rows)
     print(out)
     if args.write:
-        results = ROOT / "bench" / "RESULTS.md"
-        text = results.read_text() if results.exists() else "# Benchmark results\n"
-        start, end = "<!-- streed:start -->", "<!-- streed:end -->"
-        block = f"{start}\n{out}\n{end}"
-        if start in text:
-            text = text[: text.index(start)] + block + text[text.index(end) + len(end):]
-        else:
-            text += ("\n## dp (ConTree + the STreeD-style engine of issue 13) against pystreed (bench/streed.py, "
-                     f"limit {args.limit:g} s)\n\nplain and leaf>=5 run ConTree; nodes<=5 and cc 0.01 run the "
-                     "STreeD-style engine. 2 shared cores with other jobs running: read the medians and ratios, "
-                     f"not single times.\n\n{block}\n")
-        results.write_text(text)
+        _write("streed", "dp (ConTree + the STreeD-style engine of issue 13) against pystreed (bench/streed.py, "
+               f"limit {args.limit:g} s)\n\nplain and leaf>=5 run ConTree; nodes<=5 and cc 0.01 run the STreeD-style "
+               "engine. 2 shared cores with other jobs running: read the medians and ratios, not single times", out)
     return 0
+
+
+def _write(key: str, title: str, out: str) -> None:
+    """Replace (or append) the section ``key`` of bench/RESULTS.md."""
+    results = ROOT / "bench" / "RESULTS.md"
+    text = results.read_text() if results.exists() else "# Benchmark results\n"
+    start, end = f"<!-- {key}:start -->", f"<!-- {key}:end -->"
+    block = f"{start}\n{out}\n{end}"
+    if start in text:
+        text = text[: text.index(start)] + block + text[text.index(end) + len(end):]
+    else:
+        text += f"\n## {title}\n\n{block}\n"
+    results.write_text(text)
 
 
 if __name__ == "__main__":

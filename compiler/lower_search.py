@@ -23,7 +23,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import ast
-from .checked import CheckedProgram, LinearConstraint, LinearForm, StructuralConstraint, TreeSkeleton
+from .checked import CheckedProgram, LinearConstraint, LinearForm, QuantityRef, StructuralConstraint, TreeSkeleton
 from .search import Level, PathCost, PathExclusion, PathOrder, SameLeaf, SplitDim, TreeSearch
 
 
@@ -90,12 +90,15 @@ def _read(program: CheckedProgram) -> _Parts:
     sk = program.skeleton
     if not isinstance(sk, TreeSkeleton):
         raise _Outside("only tree skeletons")
-    if sk.depth_range is not None:
-        raise _Outside("a fixed depth (each depth of a range is solved on its own)")
     if program.splits != "univariate":
         raise _Outside("univariate splits only")
+    forms = program.objective.levels
+    if sk.depth_range is not None:  # S3: the depth search solves depth k = a, a+1, ... on its own
+        if not forms or [q.kind for q, _ in forms[0].terms] != ["depth"]:
+            raise _Outside("a depth range with 'minimize depth' (then ...) as its objective")
+        forms = forms[1:] or (LinearForm(((QuantityRef("errors"), Fraction(1)),)),)
     parts = _Parts()
-    parts.levels = [_level(form) for form in program.objective.levels]
+    parts.levels = [_level(form) for form in forms]
     if not parts.levels or all(lv.errors == 0 and lv.nodes == 0 for lv in parts.levels):
         raise _Outside("an objective over errors, nodes or leaves")
     caps: list[int] = []

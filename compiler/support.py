@@ -95,7 +95,7 @@ TABLE: tuple[Construct, ...] = (
     _row("S2", "a size limit, tree(depth <= D, leaves <= L / nodes <= K)", "Nanfack; Avellaneda Thm 2",
          every(), nobody("not a diagram construct"), nobody("not a bdd construct")),
     _row("S3", "a depth range, depth in a..b, with minimize depth", "Avellaneda DT_depth; Hu P_bdd",
-         solvers("dp takes each depth's program when it lies in its fragment"), nobody("a diagram has fixed widths"),
+         every(), nobody("a diagram has fixed widths"),
          solvers(_NO_DP_DAG)),
     _row("S4", "a decision diagram, diagram(widths = [...])", "Florio (1)-(12)",
          nobody("not a tree construct"), solvers(_NO_DP_DAG), nobody("not a bdd construct")),

@@ -75,7 +75,7 @@ def optimal_constrained_tree(problem: TreeSearch, time_limit: float | None = Non
         k = min(cap, (1 << d) - 1)
         entry = search.solve(rows, d, k, state0)
         out = None
-        for i in range(entry.budget + 1):
+        for i in range(min(entry.budget, k) + 1):
             e = float(entry.E[i])
             if e == INF or (problem.max_errors is not None and e > float(problem.max_errors) + 1e-9):
                 continue
