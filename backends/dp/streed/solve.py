@@ -181,7 +181,12 @@ class Search:
         ok = self.allowed(S, state) & self.sizes_ok(BS.sum(axis=0), S.shape[0])
         seen: set[bytes] = set()
         dedupe = self.ingr.trivial
-        for f in np.flatnonzero(ok):
+        cand = np.flatnonzero(ok)
+        if cand.size > 1:  # good splits first, so the bounds below prune more (MurTree Sec. 4.6)
+            right = self.Bf[S][:, cand].T @ self.Wc[S]
+            left = self.Wc[S].sum(axis=0) - right
+            cand = cand[np.argsort((left.sum(1) - left.max(1)) + (right.sum(1) - right.max(1)), kind="stable")]
+        for f in cand:
             col = BS[:, f]
             if dedupe:  # the same partition by another candidate: the same subproblems
                 key = np.packbits(col).tobytes() if col[0] else np.packbits(~col).tobytes()
@@ -200,6 +205,11 @@ class Search:
                     choice[0] = (int(f), 0, 0)
                     if v == 0:
                         break
+                continue
+            # bound: with any right subtree (error >= 0) the split costs at least L.E[i - 1]
+            # at budget i; when that is no better than the best so far at every budget, skip
+            left_at = L.E[np.minimum(np.arange(size - 1), L.budget)]
+            if np.all(left_at >= E[1:]):
                 continue
             R = self.solve(S[col], d - 1, k - 1, child)
             for i in range(1, size):
