@@ -30,20 +30,23 @@ def _err(w: np.ndarray) -> np.ndarray:
 
 
 def depth_two(Bf: np.ndarray, Wc: np.ndarray, ok_root: np.ndarray, min_leaf: int, min_node: int, leaf_err: float,
-              ok_left: np.ndarray | None = None, ok_right: np.ndarray | None = None
-              ) -> tuple[np.ndarray, list[tuple[int, int, int] | None]]:
+              ok_left: np.ndarray | None = None, ok_right: np.ndarray | None = None,
+              freq: tuple | None = None) -> tuple[np.ndarray, list[tuple[int, int, int] | None]]:
     """``E[i]``, the least error with at most i nodes (i = 0..3), and the choice for each.
 
     ``Bf``: (s, m) 0/1 floats of the rows; ``Wc``: (s, C) class weights of the rows;
     ``ok_root``: candidates allowed at the root (sizes not yet checked); ``ok_left[f, g]``
     / ``ok_right[f, g]``: g allowed below f on the side where f fails / holds (path
-    constraints and ``same_leaf``; all allowed when None)."""
+    constraints and ``same_leaf``; all allowed when None); ``freq``: the rows' pair
+    frequencies (counts, C1, C2) when already known."""
     from . import kernels
 
     s, m = Bf.shape
     if ok_left is None or ok_right is None:
         ok_left = ok_right = np.ones((m, m), dtype=bool)
-    if kernels.AVAILABLE:
+    if freq is not None:
+        counts, C1, C2 = freq
+    elif kernels.AVAILABLE:
         counts, C1, C2 = kernels.pair_frequencies(Bf > 0.5, Wc)
     else:
         counts = Bf.T @ Bf  # (m, m) rows where f and g hold

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .branch import Ingredients, State
+from . import kernels
 from .depth_two import depth_two
 
 INF = float("inf")
@@ -59,6 +60,7 @@ class Search:
         self.deadline = deadline
         self.cache: dict[tuple, Entry] = {}
         self._allowed: dict[State, np.ndarray] = {}
+        self._freq: dict[bytes, tuple] = {}  # pair frequencies handed to the depth-two solver
         self.calls = 0
         #: no candidate set depends on the branch: the depth-two solver applies
         self.plain_below = ingredients.trivial and not len(pairs)
@@ -144,7 +146,8 @@ class Search:
         ok_left = ok_right = None
         if not self.plain_below:
             ok_left, ok_right = self._child_masks(S, state, ok)
-        E, choice = depth_two(self.Bf[S], self.Wc[S], ok, self.min_leaf, self.min_node, err, ok_left, ok_right)
+        freq = self._freq.pop(S.tobytes(), None)
+        E, choice = depth_two(self.Bf[S], self.Wc[S], ok, self.min_leaf, self.min_node, err, ok_left, ok_right, freq)
         if not self.counting:
             return Entry(E[3:], choice[3:], 0)
         return Entry(E[: k + 1].copy(), choice[: k + 1], k)
@@ -170,6 +173,22 @@ class Search:
                 ok_left = A & (((1 - side).T @ sep) == 0)
         return ok_left, ok_right
 
+    def _frequencies_by_difference(self, S: np.ndarray, col: np.ndarray, child: State, parent):
+        """MurTree's incremental frequency counting (Demirović et al., JMLR 2022, Sec. 4.5):
+        the pair frequencies of the larger side of a split are those of ``S`` less those
+        of the smaller side. Left for ``_depth_two`` in ``_freq`` when a child is not
+        cached yet; returns the frequencies of ``S`` (computed on first use)."""
+        sides = (S[~col], S[col])
+        if all((side.tobytes(), 2, child) in self.cache for side in sides):
+            return parent
+        if parent is None:
+            parent = kernels.pair_frequencies(self.B[S], self.Wc[S])
+        small, large = sorted(sides, key=len)
+        q = kernels.pair_frequencies(self.B[small], self.Wc[small])
+        self._freq[small.tobytes()] = q
+        self._freq[large.tobytes()] = tuple(a - b for a, b in zip(parent, q))
+        return parent
+
     def _general(self, S: np.ndarray, d: int, k: int, state: State) -> Entry:
         err, _ = self.leaf(S)
         size = k + 1
@@ -182,6 +201,7 @@ class Search:
         seen: set[bytes] = set()
         dedupe = self.ingr.trivial
         cand = np.flatnonzero(ok)
+        parent = None  # pair frequencies of S, for the depth-two children (d == 3)
         if cand.size > 1:  # good splits first, so the bounds below prune more (MurTree Sec. 4.6)
             right = self.Bf[S][:, cand].T @ self.Wc[S]
             left = self.Wc[S].sum(axis=0) - right
@@ -194,6 +214,9 @@ class Search:
                     continue
                 seen.add(key)
             child = self.ingr.child(state, int(f))
+            if d == 3 and kernels.AVAILABLE:
+                self._freq.clear()  # hints live for this candidate's two children only
+                parent = self._frequencies_by_difference(S, col, child, parent)
             L = self.solve(S[~col], d - 1, k - 1, child)
             if not self.counting:
                 if L.E[0] >= E[0]:
@@ -222,6 +245,7 @@ class Search:
                 if best < E[i]:
                     E[i] = best
                     choice[i] = (int(f), arg, s - arg)
+        self._freq.clear()
         if self.counting:
             for i in range(1, size):
                 if E[i - 1] <= E[i]:
