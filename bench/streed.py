@@ -9,7 +9,7 @@ Prints both times, the ratio odt / pystreed and whether the optima agree (odt's
 objective of pystreed's tree), then the median and geometric mean of the ratios per
 task; with --write, replaces the streed section of bench/RESULTS.md.
 
-    python bench/streed.py [--datasets a,b] [--depths 3,4] [--limit 60] [--write]
+    python bench/streed.py [--datasets a,b] [--depths 3,4] [--tasks "nodes<=5,cc 0.01"] [--limit 60] [--write]
     python bench/streed.py --constrained [--limit 30] [--write]
 
 ``--constrained``: the constraints pystreed lacks (order, exclusion, path cost, threshold
@@ -45,7 +45,7 @@ def programs(depth: int, n: int) -> dict[str, tuple[str, dict, str]]:
     }
 
 
-def run(datasets: list[str], depths: list[int], limit: float) -> list[dict]:
+def run(datasets: list[str], depths: list[int], limit: float, tasks: tuple[str, ...] = TASKS) -> list[dict]:
     import odt
     from pystreed import STreeDClassifier
 
@@ -61,6 +61,8 @@ def run(datasets: list[str], depths: list[int], limit: float) -> list[dict]:
         n = len(y)
         for depth in depths:
             for task, (model, kw, ptask) in programs(depth, n).items():
+                if task not in tasks:
+                    continue
                 prog = odt.compile(head + model)
                 t = time.perf_counter()
                 res = prog.solve(backend="dp", time_limit=limit)
@@ -163,6 +165,7 @@ def main() -> int:
     ap.add_argument("--limit", type=float, default=60)
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--constrained", action="store_true")
+    ap.add_argument("--tasks", default=",".join(TASKS), help="a subset of: " + ", ".join(TASKS))
     args = ap.parse_args()
     if not SHARED.exists():
         print(f"bench/streed.py: {SHARED} is absent; this benchmark reads the shared binary datasets.")
@@ -174,7 +177,8 @@ def main() -> int:
             _write("streed-constrained", "dp (STreeD-style engine) against cp on the constraints pystreed lacks "
                    f"(bench/streed.py --constrained, cp limit {args.limit:g} s)", out)
         return 0
-    rows = run(args.datasets.split(","), [int(d) for d in args.depths.split(",")], args.limit)
+    rows = run(args.datasets.split(","), [int(d) for d in args.depths.split(",")], args.limit,
+               tuple(args.tasks.split(",")))
     out = table(rows)
     print(out)
     if args.write:
