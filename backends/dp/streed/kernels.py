@@ -101,9 +101,14 @@ def pair_frequencies(B, Wc):  # pragma: no cover
             a = idx[i]
             if c >= 0:
                 C1[c, a] += w
-            for j in range(n):
+            for j in range(i, n):  # a <= b: the lower triangle is mirrored below
                 b = idx[j]
                 counts[a, b] += 1.0
                 if c >= 0:
                     C2[c, a, b] += w
+    for a in range(m):
+        for b in range(a + 1, m):
+            counts[b, a] = counts[a, b]
+            for k in range(K):
+                C2[k, b, a] = C2[k, a, b]
     return counts, C1, C2
