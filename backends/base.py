@@ -69,6 +69,7 @@ class BackendResult:
     bound: Fraction | None  # proven lower bound on the first level
     seconds: float
     log: str = ""
+    errors: Fraction | None = None  # program backends (dp): the engine's own training errors
 
 
 @dataclass(frozen=True)

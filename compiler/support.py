@@ -30,8 +30,10 @@ BACKENDS = ("dp", "maxsat", "cp", "milp")
 SKELETONS = ("tree", "diagram", "bdd")
 SOLVERS = ("maxsat", "cp", "milp")
 
-#: reason used for dp wherever the ConTree fragment ends (issue 13 extends it)
-_DP_FRAGMENT = "dp takes depth-limited trees minimising errors, with 'every leaf: samples >= m' (ConTree)"
+#: reason used for dp where its fragment ends: ConTree for plain error minimisation, the
+#: STreeD-style engine for separable constraints (issue 13); global ones are issue 14
+_DP_FRAGMENT = ("dp takes trees with separable constraints only (STreeD): errors, nodes, leaves, size and path "
+                "constraints; group quantities, 'uses' and expected_cost need Pareto fronts (issue 14)")
 _NO_DP_DAG = "dp searches trees"
 _TREE_ONLY = ("a tree construct: a decision diagram has no leaves of its own (its rows end at class terminals "
               "shared by many paths)")
@@ -91,9 +93,9 @@ TABLE: tuple[Construct, ...] = (
     _row("S1", "a depth-limited tree, tree(depth <= D)", "Avellaneda; Brita; Nanfack",
          every(), nobody("not a diagram construct"), nobody("not a bdd construct")),
     _row("S2", "a size limit, tree(depth <= D, leaves <= L / nodes <= K)", "Nanfack; Avellaneda Thm 2",
-         solvers(_DP_FRAGMENT), nobody("not a diagram construct"), nobody("not a bdd construct")),
+         every(), nobody("not a diagram construct"), nobody("not a bdd construct")),
     _row("S3", "a depth range, depth in a..b, with minimize depth", "Avellaneda DT_depth; Hu P_bdd",
-         solvers("dp takes each depth's program when it lies in its fragment"), nobody("a diagram has fixed widths"),
+         every(), nobody("a diagram has fixed widths"),
          solvers(_NO_DP_DAG)),
     _row("S4", "a decision diagram, diagram(widths = [...])", "Florio (1)-(12)",
          nobody("not a tree construct"), solvers(_NO_DP_DAG), nobody("not a bdd construct")),
@@ -108,16 +110,16 @@ TABLE: tuple[Construct, ...] = (
     _row("O1", "the objective errors / accuracy", "Florio (18); Brita (2)",
          every(), solvers(_NO_DP_DAG), solvers(_NO_DP_DAG)),
     _row("O2n", "the quantity nodes", "Florio (18); Avellaneda eq. 7",
-         solvers(_DP_FRAGMENT), solvers(_NO_DP_DAG), nobody(f"the BddLevelsEncoding has no size handles ({_BDD_NODES})")),
+         every(), solvers(_NO_DP_DAG), nobody(f"the BddLevelsEncoding has no size handles ({_BDD_NODES})")),
     _row("O2l", "the quantity leaves", "Nanfack; Avellaneda eq. 7",
-         solvers(_DP_FRAGMENT), nobody(_TREE_ONLY), nobody(f"the BddLevelsEncoding has no size handles ({_BDD_NODES})")),
+         every(), nobody(_TREE_ONLY), nobody(f"the BddLevelsEncoding has no size handles ({_BDD_NODES})")),
     _row("O2f", "the quantity features_used", "Florio (18)",
          solvers(_DP_FRAGMENT), solvers(_NO_DP_DAG), solvers(_NO_DP_DAG)),
     _row("O2d", "the quantity depth in a constraint", "S1",
          nobody("bound the depth in the model, e.g. tree(depth <= D)"), nobody("a diagram's depth is its widths"),
          nobody("bound the depth in the model, e.g. bdd(depth = H)")),
     _row("O3", "a lexicographic objective (then)", "Avellaneda DT_size",
-         solvers(_DP_FRAGMENT), solvers(_NO_DP_DAG), solvers(_NO_DP_DAG)),
+         every(), solvers(_NO_DP_DAG), solvers(_NO_DP_DAG)),
     _row("O3d", "minimize depth without a depth range", "Avellaneda DT_depth",
          nobody("minimising the depth needs a depth range in the model, e.g. tree(depth in 1..10) (S3)"),
          nobody("a diagram has fixed widths"), nobody("minimising the depth needs bdd(depth in a..b) (S3)")),
@@ -130,7 +132,9 @@ TABLE: tuple[Construct, ...] = (
          nobody("expected_cost is a term of a linear constraint, not of the objective or abs"),
          nobody("expected_cost is a term of a linear constraint, not of the objective or abs")),
     # ---------------------------------------------------------------- constraints (C)
-    _row("C1", "a constraint on errors, errors(G), accuracy(G), predicted, rate, tp/fp/tn/fn (and errors <= k, O4)", "Florio (19); Nanfack 4.7",
+    _row("O4", "errors <= k (errors == 0: perfect classification)", "Avellaneda DT_size; Florio (19)",
+         every(), solvers(_NO_DP_DAG), solvers(_NO_DP_DAG)),
+    _row("C1", "a constraint on errors(G), accuracy(G), predicted, rate, tp/fp/tn/fn, or errors mixed with them", "Florio (19); Nanfack 4.7",
          solvers(_GROUP_ROWS), solvers(_NO_DP_DAG), solvers(_NO_DP_DAG)),
     _row("C2", "abs(...) <= d (a parity difference)", "Florio (19); Nanfack DDP",
          solvers(_GROUP_ROWS), solvers(_NO_DP_DAG), solvers(_NO_DP_DAG)),
@@ -138,16 +142,16 @@ TABLE: tuple[Construct, ...] = (
          nobody("abs can only be bounded from above, e.g. abs(x) <= 0.05 (a convex use)"),
          nobody("abs can only be bounded from above"), nobody("abs can only be bounded from above")),
     _row("C3", "every node: samples >= S", "Florio (20)",
-         solvers(_DP_FRAGMENT), solvers(_NO_DP_DAG), nobody(_BDD_NODES)),
+         every(), solvers(_NO_DP_DAG), nobody(_BDD_NODES)),
     _row("C5", "every leaf: samples >= m", "Nanfack 4.4",
          every(), nobody(_TREE_ONLY), nobody(_BDD_NODES),
          instead={"diagram": "bound the decision nodes instead, e.g. every node: samples >= m"}),
     _row("C6", "same_leaf(r1, r2)", "Nanfack 4.5",
-         solvers(_DP_FRAGMENT), nobody(_TREE_ONLY), nobody(_BDD_NODES)),
+         every(), nobody(_TREE_ONLY), nobody(_BDD_NODES)),
     _row("C7", "every path: a before b", "Nanfack 4.1",
-         solvers(_DP_FRAGMENT), solvers(_NO_DP_DAG), solvers(_NO_DP_DAG)),
+         every(), solvers(_NO_DP_DAG), solvers(_NO_DP_DAG)),
     _row("C8p", "every path: cost <= t with cost {...}", "Nanfack 4.2",
-         solvers(_DP_FRAGMENT), solvers(_NO_DP_DAG), solvers(_NO_DP_DAG)),
+         every(), solvers(_NO_DP_DAG), solvers(_NO_DP_DAG)),
     _row("C8x", "every path: cost bounded from below", "Nanfack 4.2",
          nobody("the per-path cost is bounded from above (Nanfack 4.2)"),
          nobody("the per-path cost is bounded from above"), nobody("the per-path cost is bounded from above")),
@@ -156,9 +160,9 @@ TABLE: tuple[Construct, ...] = (
     _row("C9u", "uses f, and/or/not of uses", "Nanfack 4.6",
          solvers(_DP_FRAGMENT), solvers(_NO_DP_DAG), solvers(_NO_DP_DAG)),
     _row("C9x", "every path: not (a and b)", "Nanfack 4.6",
-         solvers(_DP_FRAGMENT), solvers(_NO_DP_DAG), solvers(_NO_DP_DAG)),
+         every(), solvers(_NO_DP_DAG), solvers(_NO_DP_DAG)),
     _row("C10", "threshold f in [lo, hi]", "Nanfack Table 1 (CPTree-2)",
-         solvers(_DP_FRAGMENT), solvers(_NO_DP_DAG), solvers(_NO_DP_DAG)),
+         every(), solvers(_NO_DP_DAG), solvers(_NO_DP_DAG)),
     # ---------------------------------------------------------------- strategies and options (B)
     _row("B3", "strategy incremental", "Avellaneda Alg. 3",
          only(("maxsat",), "Avellaneda's Algorithm 3 runs on an incremental SAT solver (python-sat)"),
@@ -304,7 +308,8 @@ def _relation_uses(c: LinearConstraint, text: str) -> Iterator[Use]:
         yield Use("C2" if convex else "C2x", c.span, text)
     kinds = {q.kind for q in _quantities(c.form)}
     if "errors" in kinds and not (kinds & (_GROUP_KINDS | {"abs"})):  # errors <= k (O4) and errors(G)
-        yield Use("C1", c.span, text)
+        grouped = any(q.kind == "errors" and q.group is not None for q in _quantities(c.form))
+        yield Use("C1" if grouped or kinds - {"errors"} else "O4", c.span, text)
     yield from _quantity_uses(c.form, c.span, text)
 
 

@@ -257,6 +257,8 @@ class Program:
             terms, constant = low.encoding.errors()
             solver_errors = float(objective_enc.level_values([ir.Objective(tuple(terms), constant)], res.values,
                                                              low.model)[0])
+        elif res.errors is not None:  # a program backend (dp) reports its training errors
+            solver_errors = float(res.errors)
         elif backend == "dp":  # its objective is the (scaled) errors
             assert res.objective is not None
             lvl = self.checked.objective.levels[0]

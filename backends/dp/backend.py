@@ -1,10 +1,14 @@
 """The ``dp`` backend: exact engines that search the data directly, reading the search IR
 (``compiler.search.TreeSearch``) instead of the solver IR.
 
-Today's engine is ConTree (Brita, van der Linden, Demirović, AAAI 2025) for depth-limited
-trees minimising errors, with an optional minimum leaf size: numeric columns cut at every
-midpoint enter with their raw values (S7), other features as 0/1 columns. The result is
-the same ``Tree`` type as every other backend's, with thresholds on raw values.
+Two engines: ConTree (Brita, van der Linden, Demirović, AAAI 2025) for the plain
+fragment, depth-limited trees minimising errors with an optional minimum leaf size
+(``TreeSearch.plain``); STreeD-style dynamic programming (``streed/``: van der Linden et
+al., NeurIPS 2023; MurTree, Demirović et al., JMLR 2022) for every other program of the
+search IR: node and leaf costs and caps, lexicographic levels, ``errors <= k``, node and
+leaf sizes and the separable path constraints. Numeric columns cut at every midpoint
+enter with their raw values (S7), other features as 0/1 columns. The result is the same
+``Tree`` type as every other backend's, with thresholds on raw values.
 """
 from __future__ import annotations
 
@@ -44,6 +48,26 @@ def to_tree(node: DPNode, problem: TreeSearch) -> Tree:
     return Tree(tuple(features), problem.classes, root, problem.input_columns)
 
 
+def streed_tree(raw: tuple, problem: TreeSearch) -> Tree:
+    """A tree of the STreeD engine (nested tuples, left = x <= threshold) as an odt ``Tree``."""
+    features: list[Feature] = []
+
+    def build(n: tuple) -> TreeNode:
+        if n[0] == "leaf":
+            return Leaf(int(n[1]))
+        _, j, t, left, right = n
+        dim = problem.dims[j]
+        test = Feature(dim.column, "threshold", threshold=float(t)) if dim.feature is None else dim.feature
+        if test not in features:
+            features.append(test)
+        k = features.index(test)
+        lt, rt = build(left), build(right)
+        return Split(k, lt, rt) if dim.feature is None else Split(k, rt, lt)
+
+    root = build(raw)
+    return Tree(tuple(features), problem.classes, root, problem.input_columns)
+
+
 class DpBackend(Backend):
     NAME = "dp"
     CAPABILITIES: frozenset = frozenset()  # takes no IR model: the search IR instead
@@ -61,8 +85,7 @@ class DpBackend(Backend):
         """The optimal tree of ``problem`` (anytime: the best tree and a proven bound on a
         time-out), with the objective's first level as the backend's claim."""
         if not problem.plain:
-            raise UnsupportedConstruct("the dp engines take depth-limited error minimisation with a minimum leaf "
-                                       "size in this version", hint="backends for the rest: maxsat, cp, milp")
+            return self._solve_constrained(problem, options)
         clock = Stopwatch()
         level = problem.levels[0]
         on_progress = options.on_progress
@@ -79,7 +102,27 @@ class DpBackend(Backend):
         value = _level(res.cost, level.errors, level.constant)
         return to_tree(res.tree, problem), BackendResult(
             status, None, (value,), _level(res.lower_bound, level.errors, level.constant), clock.elapsed(),
-            f"ConTree: {res.stats}")
+            f"ConTree: {res.stats}", _level(res.cost, Fraction(1), Fraction(0)))
+
+    def _solve_constrained(self, problem: TreeSearch, options: SolveOptions) -> tuple[Tree, BackendResult]:
+        """STreeD-style DP (``streed/``) for a program outside ConTree's fragment."""
+        from .streed import optimal_constrained_tree
+
+        clock = Stopwatch()
+        on_progress = options.on_progress
+
+        def report(elapsed: float, incumbent: Fraction, bound: Fraction) -> None:
+            if on_progress is not None:
+                on_progress(Progress(elapsed, incumbent, bound))
+
+        res = optimal_constrained_tree(problem, options.time_limit, report)
+        status = {"optimal": Status.OPTIMAL, "feasible": Status.FEASIBLE, "infeasible": Status.INFEASIBLE,
+                  "unknown": Status.UNKNOWN}[res.status]
+        log = f"STreeD-style DP: {res.stats}"
+        if res.tree is None:
+            return None, BackendResult(status, None, None, res.lower_bound, clock.elapsed(), log)  # type: ignore
+        return streed_tree(res.tree, problem), BackendResult(status, None, res.levels, res.lower_bound,
+                                                             clock.elapsed(), log, res.errors)
 
     def relaxation(self, problem: TreeSearch, time_limit: float) -> tuple[Tree, float]:
         """ConTree on a program's relaxation (B4 warm start): its depth, data, binarisation

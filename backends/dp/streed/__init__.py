@@ -1,0 +1,16 @@
+"""STreeD-style dynamic programming for constrained trees (van der Linden, de Weerdt &
+Demirović, NeurIPS 2023; MurTree, Demirović et al., JMLR 2022).
+
+Input: a ``compiler.search.TreeSearch`` outside ConTree's plain fragment. Output: an
+optimal tree (or the best found on a time-out) as ``DPTree`` nodes plus its quantities.
+
+``binarize`` turns the search matrix into 0/1 split candidates, ``branch`` holds the
+path constraints as branch state (one ingredient per constraint), ``solve`` is the
+recursion over (rows, depth budget, node budget, branch state) with its cache, and
+``root`` picks the optimum over the objective levels and caps at the root.
+"""
+from __future__ import annotations
+
+from .root import StreedResult, optimal_constrained_tree
+
+__all__ = ["StreedResult", "optimal_constrained_tree"]

@@ -1,0 +1,59 @@
+"""The search matrix as 0/1 split candidates.
+
+Input: ``TreeSearch.X`` and ``dims``. Output: ``Candidates``: a boolean matrix ``B``
+(rows x candidates, True = the row goes RIGHT, ``x > threshold``), and per candidate its
+search dimension and threshold. A 0/1 dimension is one candidate (threshold 0.5); an
+ordered dimension (raw values, S7) is binarised at every midpoint of consecutive distinct
+values of its rows, which is exact for univariate trees (Brita et al., AAAI 2025, Eq. 1:
+every cut between two consecutive values induces the same partition as its midpoint).
+Threshold ranges (C10) are applied before this, by ``lower_search``, which enters such a
+column as its allowed cut points; ``SplitDim.cut_range`` is honoured here as well.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from odt.compiler.search import SplitDim
+
+
+@dataclass(frozen=True)
+class Candidates:
+    B: np.ndarray  # (n, m) bool, True = right (x > threshold)
+    dim: np.ndarray  # (m,) int64 search dimension of each candidate
+    threshold: np.ndarray  # (m,) float64
+
+
+def binarize(X: np.ndarray, dims: tuple[SplitDim, ...]) -> Candidates:
+    """Every split candidate of the matrix ``X`` with dimensions ``dims``.
+
+    >>> c = binarize(np.array([[0.0, 1.0], [1.0, 3.0], [1.0, 2.0]]), (SplitDim("a", object()), SplitDim("b")))
+    >>> c.dim.tolist(), c.threshold.tolist()
+    ([0, 1, 1], [0.5, 1.5, 2.5])
+    """
+    cols: list[np.ndarray] = []
+    dim: list[int] = []
+    thr: list[float] = []
+    for j, d in enumerate(dims):
+        x = X[:, j]
+        if not d.ordered:
+            cols.append(x > 0.5)
+            dim.append(j)
+            thr.append(0.5)
+            continue
+        uniq = np.unique(x)
+        for lo, hi in zip(uniq[:-1], uniq[1:]):
+            t = (lo + hi) / 2.0
+            if d.cut_range is not None:
+                a, b = d.cut_range
+                if hi <= a or lo > b:  # no cut of [lo, hi) lies in [a, b]
+                    continue
+                t = min(max(t, a), b)
+            cols.append(x > t)
+            dim.append(j)
+            thr.append(float(t))
+    n = X.shape[0]
+    B = np.column_stack(cols) if cols else np.zeros((n, 0), dtype=bool)
+    return Candidates(np.ascontiguousarray(B, dtype=bool), np.asarray(dim, dtype=np.int64),
+                      np.asarray(thr, dtype=np.float64))

@@ -1,0 +1,268 @@
+"""The DP recursion over (rows, depth budget, node budget, branch state), with caching.
+
+MurTree (Demirović et al., JMLR 2022, Eq. 1 and Sec. 4.2) and STreeD (van der Linden et
+al., NeurIPS 2023, Eq. 2): the best tree of a subproblem is a leaf or a split on a
+candidate f with the best subtrees of both sides, each with one depth less and node
+budgets adding up to one less than the parent's. ``Entry.E[i]`` is the least weighted
+error of a tree with AT MOST ``i`` decision nodes (non-increasing in ``i``; MurTree's
+size budget); without a node quantity or cap (``counting`` off) a single value, the
+least error of any tree. Path constraints enter as the branch state of ``branch.py``;
+``every leaf: samples >= m`` and ``every node: samples >= S`` restrict the splits;
+``same_leaf`` forbids the candidates that separate its two rows. Subproblems are cached
+by (rows, depth, state) with the largest budget computed so far. Depth-one subproblems
+are solved for all candidates at once with one matrix product (MurTree's specialised
+depth-two solver counts the same class frequencies).
+
+Invariants: rows are sorted positions into ``B``; an infeasible budget is ``inf``.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .branch import Ingredients, State
+from . import kernels
+from .depth_two import depth_two
+
+INF = float("inf")
+Choice = tuple[int, int, int] | None  # (candidate, left budget, right budget) or a leaf
+
+
+class Timeout(Exception):
+    """The time limit was reached inside the recursion."""
+
+
+@dataclass
+class Entry:
+    E: np.ndarray  # (budget + 1,) least error with at most i nodes
+    choice: list[Choice]
+    budget: int
+
+
+class Search:
+    """One program's DP: the candidate matrix, the rows' classes and weights, the limits
+    and the ingredients; ``solve`` fills the cache, ``decode`` reads a tree out of it."""
+
+    def __init__(self, B: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int, ingredients: Ingredients,
+                 min_leaf: int, min_node: int, pairs: np.ndarray, counting: bool, deadline: float | None) -> None:
+        self.B = B
+        self.Bf = B.astype(np.float64)
+        self.Wc = np.zeros((B.shape[0], n_classes))
+        self.Wc[np.arange(B.shape[0]), y] = w
+        self.ingr = ingredients
+        self.min_leaf = max(min_leaf, 1)
+        self.min_node = max(min_node, 1)
+        self.pairs = pairs  # (q, 2) row positions that share a leaf
+        self.sep = (B[pairs[:, 0]] != B[pairs[:, 1]]) if len(pairs) else np.zeros((0, B.shape[1]), bool)
+        self.counting = counting
+        self.deadline = deadline
+        self.cache: dict[tuple, Entry] = {}
+        self._allowed: dict[State, np.ndarray] = {}
+        self._freq: dict[bytes, tuple] = {}  # pair frequencies handed to the depth-two solver
+        self.calls = 0
+        #: no candidate set depends on the branch: the depth-two solver applies
+        self.plain_below = ingredients.trivial and not len(pairs)
+
+    # ------------------------------------------------------------------ leaves
+    def leaf(self, S: np.ndarray) -> tuple[float, int]:
+        """(error, label) of a leaf holding rows ``S``; error inf when it is too small."""
+        if S.shape[0] < self.min_leaf and (S.shape[0] > 0 or self.min_leaf > 1):
+            return INF, 0
+        counts = self.Wc[S].sum(axis=0)
+        label = int(np.argmax(counts))
+        return float(counts.sum() - counts[label]), label
+
+    # ------------------------------------------------------------------ splits
+    def allowed(self, S: np.ndarray, state: State) -> np.ndarray:
+        ok = self._allowed.get(state)
+        if ok is None:
+            ok = self._allowed[state] = self.ingr.allowed(state)
+        if len(self.pairs):
+            here = np.isin(self.pairs[:, 0], S, assume_unique=False)
+            if here.any():
+                ok = ok & ~self.sep[here].any(axis=0)
+        return ok
+
+    def sizes_ok(self, n_right: np.ndarray, n: int) -> np.ndarray:
+        """Both sides at least ``min_leaf`` rows (and one: a split sending no row to a side
+        is no split, as in every encoding's decoded tree)."""
+        m = max(self.min_leaf, 1)
+        return (n - n_right >= m) & (n_right >= m)
+
+    # ------------------------------------------------------------------ recursion
+    def solve(self, S: np.ndarray, d: int, k: int, state: State) -> Entry:
+        """The entry of rows ``S`` with depth budget ``d`` and node budget ``k``."""
+        k = min(k, (1 << d) - 1) if self.counting else 0
+        key = (S.tobytes(), d, state)
+        hit = self.cache.get(key)
+        if hit is not None and hit.budget >= k:
+            return hit
+        self.calls += 1
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise Timeout
+        if d == 1:
+            entry = self._depth_one(S, k, state)
+        elif d == 2:
+            entry = self._depth_two(S, k, state)
+        else:
+            entry = self._general(S, d, k, state)
+        self.cache[key] = entry
+        return entry
+
+    def _splittable(self, S: np.ndarray, d: int) -> bool:
+        return d > 0 and S.shape[0] >= self.min_node and S.shape[0] >= 2 * self.min_leaf
+
+    def _depth_one(self, S: np.ndarray, k: int, state: State) -> Entry:
+        err, _ = self.leaf(S)
+        size = k + 1
+        E = np.full(size, err)
+        choice: list[Choice] = [None] * size
+        if err == 0 or not self._splittable(S, 1) or (self.counting and k == 0):
+            return Entry(E, choice, k)
+        right = self.Bf[S].T @ self.Wc[S]  # (m, C) class weights going right
+        total = self.Wc[S].sum(axis=0)
+        left = total - right
+        cost = (left.sum(axis=1) - left.max(axis=1)) + (right.sum(axis=1) - right.max(axis=1))
+        n_right = self.B[S].sum(axis=0)
+        ok = self.allowed(S, state) & self.sizes_ok(n_right, S.shape[0])
+        if not ok.any():
+            return Entry(E, choice, k)
+        cost = np.where(ok, cost, INF)
+        f = int(np.argmin(cost))
+        if cost[f] < err:
+            at = 1 if self.counting else 0
+            E[at:] = cost[f]
+            for i in range(at, size):
+                choice[i] = (f, 0, 0)
+        return Entry(E, choice, k)
+
+    def _depth_two(self, S: np.ndarray, k: int, state: State) -> Entry:
+        err, _ = self.leaf(S)
+        if err == 0 or not self._splittable(S, 2) or (self.counting and k == 0):
+            return Entry(np.full(k + 1, err), [None] * (k + 1), k)
+        ok = self.allowed(S, state)
+        ok_left = ok_right = None
+        if not self.plain_below:
+            ok_left, ok_right = self._child_masks(S, state, ok)
+        freq = self._freq.pop(S.tobytes(), None)
+        E, choice = depth_two(self.Bf[S], self.Wc[S], ok, self.min_leaf, self.min_node, err, ok_left, ok_right, freq)
+        if not self.counting:
+            return Entry(E[3:], choice[3:], 0)
+        return Entry(E[: k + 1].copy(), choice[: k + 1], k)
+
+    def _child_masks(self, S: np.ndarray, state: State, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Candidates g allowed below each root candidate f, on its left and right side:
+        the branch state after f, less the splits separating a ``same_leaf`` pair there."""
+        m = ok.shape[0]
+        A = np.zeros((m, m), dtype=bool)
+        for f in np.flatnonzero(ok):
+            child = self.ingr.child(state, int(f))
+            mask = self._allowed.get(child)
+            if mask is None:
+                mask = self._allowed[child] = self.ingr.allowed(child)
+            A[f] = mask
+        ok_left, ok_right = A, A
+        if len(self.pairs):
+            here = np.isin(self.pairs[:, 0], S)
+            if here.any():
+                side = self.B[self.pairs[here, 0]].astype(np.int64)  # (q, m): pair goes right under f
+                sep = self.sep[here].astype(np.int64)  # (q, m): g separates the pair
+                ok_right = A & ((side.T @ sep) == 0)
+                ok_left = A & (((1 - side).T @ sep) == 0)
+        return ok_left, ok_right
+
+    def _frequencies_by_difference(self, S: np.ndarray, col: np.ndarray, child: State, parent):
+        """MurTree's incremental frequency counting (Demirović et al., JMLR 2022, Sec. 4.5):
+        the pair frequencies of the larger side of a split are those of ``S`` less those
+        of the smaller side. Left for ``_depth_two`` in ``_freq`` when a child is not
+        cached yet; returns the frequencies of ``S`` (computed on first use)."""
+        sides = (S[~col], S[col])
+        if all((side.tobytes(), 2, child) in self.cache for side in sides):
+            return parent
+        if parent is None:
+            parent = kernels.pair_frequencies(self.B[S], self.Wc[S])
+        small, large = sorted(sides, key=len)
+        q = kernels.pair_frequencies(self.B[small], self.Wc[small])
+        self._freq[small.tobytes()] = q
+        self._freq[large.tobytes()] = tuple(a - b for a, b in zip(parent, q))
+        return parent
+
+    def _general(self, S: np.ndarray, d: int, k: int, state: State) -> Entry:
+        err, _ = self.leaf(S)
+        size = k + 1
+        E = np.full(size, err)
+        choice: list[Choice] = [None] * size
+        if err == 0 or not self._splittable(S, d) or (self.counting and k == 0):
+            return Entry(E, choice, k)
+        BS = self.B[S]
+        ok = self.allowed(S, state) & self.sizes_ok(BS.sum(axis=0), S.shape[0])
+        seen: set[bytes] = set()
+        dedupe = self.ingr.trivial
+        cand = np.flatnonzero(ok)
+        parent = None  # pair frequencies of S, for the depth-two children (d == 3)
+        if cand.size > 1:  # good splits first, so the bounds below prune more (MurTree Sec. 4.6)
+            right = self.Bf[S][:, cand].T @ self.Wc[S]
+            left = self.Wc[S].sum(axis=0) - right
+            cand = cand[np.argsort((left.sum(1) - left.max(1)) + (right.sum(1) - right.max(1)), kind="stable")]
+        for f in cand:
+            col = BS[:, f]
+            if dedupe:  # the same partition by another candidate: the same subproblems
+                key = np.packbits(col).tobytes() if col[0] else np.packbits(~col).tobytes()
+                if key in seen:
+                    continue
+                seen.add(key)
+            child = self.ingr.child(state, int(f))
+            if d == 3 and kernels.AVAILABLE:
+                self._freq.clear()  # hints live for this candidate's two children only
+                parent = self._frequencies_by_difference(S, col, child, parent)
+            L = self.solve(S[~col], d - 1, k - 1, child)
+            if not self.counting:
+                if L.E[0] >= E[0]:
+                    continue
+                R = self.solve(S[col], d - 1, 0, child)
+                v = L.E[0] + R.E[0]
+                if v < E[0]:
+                    E[0] = v
+                    choice[0] = (int(f), 0, 0)
+                    if v == 0:
+                        break
+                continue
+            # bound: with any right subtree (error >= 0) the split costs at least L.E[i - 1]
+            # at budget i; when that is no better than the best so far at every budget, skip
+            left_at = L.E[np.minimum(np.arange(size - 1), L.budget)]
+            if np.all(left_at >= E[1:]):
+                continue
+            R = self.solve(S[col], d - 1, k - 1, child)
+            for i in range(1, size):
+                s = i - 1
+                best, arg = INF, -1
+                for il in range(max(0, s - R.budget), min(s, L.budget) + 1):
+                    v = L.E[il] + R.E[s - il]
+                    if v < best:
+                        best, arg = v, il
+                if best < E[i]:
+                    E[i] = best
+                    choice[i] = (int(f), arg, s - arg)
+        self._freq.clear()
+        if self.counting:
+            for i in range(1, size):
+                if E[i - 1] <= E[i]:
+                    E[i] = E[i - 1]
+                    choice[i] = choice[i - 1]
+        return Entry(E, choice, k)
+
+    # ------------------------------------------------------------------ decoding
+    def decode(self, S: np.ndarray, d: int, k: int, state: State, i: int):
+        """The tree of rows ``S`` chosen for budget ``i`` (after ``solve``), as nested
+        tuples: ``("leaf", label)`` or ``("split", candidate, left, right)``."""
+        entry = self.solve(S, d, k, state)
+        ch = entry.choice[min(i, entry.budget)]
+        if ch is None:
+            return ("leaf", self.leaf(S)[1])
+        f, il, ir = ch
+        col = self.B[S, f]
+        child = self.ingr.child(state, f)
+        sub = k - 1 if self.counting else 0
+        return ("split", f, self.decode(S[~col], d - 1, sub, child, il), self.decode(S[col], d - 1, sub, child, ir))
