@@ -69,6 +69,7 @@ class BackendResult:
     bound: Fraction | None  # proven lower bound on the first level
     seconds: float
     log: str = ""
+    errors: Fraction | None = None  # the engine's own count of training errors (dp engines), if it has one
 
 
 @dataclass(frozen=True)

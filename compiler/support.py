@@ -37,6 +37,9 @@ _TREE_ONLY = ("a tree construct: a decision diagram has no leaves of its own (it
               "shared by many paths)")
 _BDD_NODES = "a BDD's nodes are made after solving, by GenBDD"
 _GROUP_ROWS = "group quantities and rates are lowered on the solver encodings"
+#: reason used for dp on bdd skeletons wherever its subset enumeration ends (issue 16)
+_DP_BDD = ("dp's BDD enumeration takes objectives of errors and nodes and the limits nodes <= K, errors <= k, "
+           "errors == 0")
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,21 +97,22 @@ TABLE: tuple[Construct, ...] = (
          solvers(_DP_FRAGMENT), nobody("not a diagram construct"), nobody("not a bdd construct")),
     _row("S3", "a depth range, depth in a..b, with minimize depth", "Avellaneda DT_depth; Hu P_bdd",
          solvers("dp takes each depth's program when it lies in its fragment"), nobody("a diagram has fixed widths"),
-         solvers(_NO_DP_DAG)),
+         every()),
     _row("S4", "a decision diagram, diagram(widths = [...])", "Florio (1)-(12)",
          nobody("not a tree construct"), solvers(_NO_DP_DAG), nobody("not a bdd construct")),
     _row("S5", "an ordered BDD, bdd(depth = H, bias = ...)", "Hu BDD2; Sec. 3",
-         nobody("not a tree construct"), nobody("not a diagram construct"), solvers(_NO_DP_DAG)),
+         nobody("not a tree construct"), nobody("not a diagram construct"), every()),
     _row("S6", "multivariate splits", "Florio (13)-(16)",
          only(("milp",), _HYPERPLANES), only(("milp",), _HYPERPLANES),
          nobody("an ordered BDD tests one feature per level (Hu)")),
     _row("S7", "raw thresholds, thresholds(all) or raw", "Brita (ConTree); Florio",
-         every(), solvers(_NO_DP_DAG), solvers(_NO_DP_DAG)),
+         every(), solvers(_NO_DP_DAG), every()),
     # ---------------------------------------------------------------- objectives (O)
     _row("O1", "the objective errors / accuracy", "Florio (18); Brita (2)",
-         every(), solvers(_NO_DP_DAG), solvers(_NO_DP_DAG)),
+         every(), solvers(_NO_DP_DAG), every()),
     _row("O2n", "the quantity nodes", "Florio (18); Avellaneda eq. 7",
-         solvers(_DP_FRAGMENT), solvers(_NO_DP_DAG), nobody(f"the BddLevelsEncoding has no size handles ({_BDD_NODES})")),
+         solvers(_DP_FRAGMENT), solvers(_NO_DP_DAG),
+         only(("dp",), f"the BddLevelsEncoding has no size handles ({_BDD_NODES}); dp counts them per subset")),
     _row("O2l", "the quantity leaves", "Nanfack; Avellaneda eq. 7",
          solvers(_DP_FRAGMENT), nobody(_TREE_ONLY), nobody(f"the BddLevelsEncoding has no size handles ({_BDD_NODES})")),
     _row("O2f", "the quantity features_used", "Florio (18)",
@@ -118,7 +122,9 @@ TABLE: tuple[Construct, ...] = (
          nobody("bound the depth in the model, e.g. tree(depth <= D)"), nobody("a diagram's depth is its widths"),
          nobody("bound the depth in the model, e.g. bdd(depth = H)")),
     _row("O3", "a lexicographic objective (then)", "Avellaneda DT_size",
-         solvers(_DP_FRAGMENT), solvers(_NO_DP_DAG), solvers(_NO_DP_DAG)),
+         solvers(_DP_FRAGMENT), solvers(_NO_DP_DAG), every()),
+    _row("O4", "a bound on the training errors, errors <= k / errors == 0", "Hu P_bdd; Avellaneda DT_depth",
+         solvers(_DP_FRAGMENT), solvers(_NO_DP_DAG), every()),
     _row("O3d", "minimize depth without a depth range", "Avellaneda DT_depth",
          nobody("minimising the depth needs a depth range in the model, e.g. tree(depth in 1..10) (S3)"),
          nobody("a diagram has fixed widths"), nobody("minimising the depth needs bdd(depth in a..b) (S3)")),
@@ -131,10 +137,10 @@ TABLE: tuple[Construct, ...] = (
          nobody("expected_cost is a term of a linear constraint, not of the objective or abs"),
          nobody("expected_cost is a term of a linear constraint, not of the objective or abs")),
     # ---------------------------------------------------------------- constraints (C)
-    _row("C1", "a constraint on errors, errors(G), accuracy(G), predicted, rate, tp/fp/tn/fn (and errors <= k, O4)", "Florio (19); Nanfack 4.7",
-         solvers(_GROUP_ROWS), solvers(_NO_DP_DAG), solvers(_NO_DP_DAG)),
+    _row("C1", "a constraint on errors(G), accuracy(G), predicted, rate, tp/fp/tn/fn (or errors with them)", "Florio (19); Nanfack 4.7",
+         solvers(_GROUP_ROWS), solvers(_NO_DP_DAG), solvers(_DP_BDD)),
     _row("C2", "abs(...) <= d (a parity difference)", "Florio (19); Nanfack DDP",
-         solvers(_GROUP_ROWS), solvers(_NO_DP_DAG), solvers(_NO_DP_DAG)),
+         solvers(_GROUP_ROWS), solvers(_NO_DP_DAG), solvers(_DP_BDD)),
     _row("C2x", "abs(...) bounded from below, or with a negative coefficient", "-",
          nobody("abs can only be bounded from above, e.g. abs(x) <= 0.05 (a convex use)"),
          nobody("abs can only be bounded from above"), nobody("abs can only be bounded from above")),
@@ -146,27 +152,27 @@ TABLE: tuple[Construct, ...] = (
     _row("C6", "same_leaf(r1, r2)", "Nanfack 4.5",
          solvers(_DP_FRAGMENT), nobody(_TREE_ONLY), nobody(_BDD_NODES)),
     _row("C7", "every path: a before b", "Nanfack 4.1",
-         solvers(_DP_FRAGMENT), solvers(_NO_DP_DAG), solvers(_NO_DP_DAG)),
+         solvers(_DP_FRAGMENT), solvers(_NO_DP_DAG), solvers(_DP_BDD)),
     _row("C8p", "every path: cost <= t with cost {...}", "Nanfack 4.2",
-         solvers(_DP_FRAGMENT), solvers(_NO_DP_DAG), solvers(_NO_DP_DAG)),
+         solvers(_DP_FRAGMENT), solvers(_NO_DP_DAG), solvers(_DP_BDD)),
     _row("C8x", "every path: cost bounded from below", "Nanfack 4.2",
          nobody("the per-path cost is bounded from above (Nanfack 4.2)"),
          nobody("the per-path cost is bounded from above"), nobody("the per-path cost is bounded from above")),
     _row("C8e", "expected_cost <= t with cost {...}", "Nanfack 4.3",
-         solvers(_DP_FRAGMENT), solvers(_NO_DP_DAG), solvers(_NO_DP_DAG)),
+         solvers(_DP_FRAGMENT), solvers(_NO_DP_DAG), solvers(_DP_BDD)),
     _row("C9u", "uses f, and/or/not of uses", "Nanfack 4.6",
-         solvers(_DP_FRAGMENT), solvers(_NO_DP_DAG), solvers(_NO_DP_DAG)),
+         solvers(_DP_FRAGMENT), solvers(_NO_DP_DAG), solvers(_DP_BDD)),
     _row("C9x", "every path: not (a and b)", "Nanfack 4.6",
-         solvers(_DP_FRAGMENT), solvers(_NO_DP_DAG), solvers(_NO_DP_DAG)),
+         solvers(_DP_FRAGMENT), solvers(_NO_DP_DAG), solvers(_DP_BDD)),
     _row("C10", "threshold f in [lo, hi]", "Nanfack Table 1 (CPTree-2)",
-         solvers(_DP_FRAGMENT), solvers(_NO_DP_DAG), solvers(_NO_DP_DAG)),
+         solvers(_DP_FRAGMENT), solvers(_NO_DP_DAG), solvers(_DP_BDD)),
     # ---------------------------------------------------------------- strategies and options (B)
     _row("B3", "strategy incremental", "Avellaneda Alg. 3",
          only(("maxsat",), "Avellaneda's Algorithm 3 runs on an incremental SAT solver (python-sat)"),
          nobody("Algorithm 3 is written for trees"), nobody("Algorithm 3 is written for trees")),
     _row("B5", "the option preselect = k", "Hu heuristic MaxSAT-BDD",
          nobody("preselect applies to bdd models"), nobody("preselect applies to bdd models"),
-         solvers(_NO_DP_DAG)),
+         solvers("dp enumerates every subset: preselect is a heuristic for the solver encodings")),
     _row("Ef", "the 'flow' encoding", "Florio",
          every(dp="dp has no encoding", maxsat=_FLOW_REALS, cp=_FLOW_REALS),
          every(dp="dp has no encoding", maxsat=_FLOW_REALS), nobody(_ONE_ENCODING)),
@@ -305,7 +311,8 @@ def _relation_uses(c: LinearConstraint, text: str) -> Iterator[Use]:
         yield Use("C2" if convex else "C2x", c.span, text)
     kinds = {q.kind for q in _quantities(c.form)}
     if "errors" in kinds and not (kinds & (_GROUP_KINDS | {"abs"})):  # errors <= k (O4) and errors(G)
-        yield Use("C1", c.span, text)
+        grouped = any(q.kind == "errors" and q.group is not None for q in _quantities(c.form))
+        yield Use("C1" if grouped else "O4", c.span, text)
     yield from _quantity_uses(c.form, c.span, text)
 
 

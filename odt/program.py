@@ -24,9 +24,10 @@ from odt.strategies.depth_search import solve_depth_range
 from odt.compiler.evaluate import evaluate
 from odt.strategies.explain import minimal_conflict
 from odt.compiler.lower_search import lower_search
+from odt.compiler.lower_search_bdd import lower_search_bdd
 from odt.compiler.lower import Lowered, lower
 from odt.compiler.parse import parse_program
-from odt.compiler.checked import CheckedProgram, LinearConstraint, TreeSkeleton
+from odt.compiler.checked import BddSkeleton, CheckedProgram, LinearConstraint, TreeSkeleton
 from odt.result import Classifier, SolveResult
 from odt.routing import estimate, refusal, route
 from odt.strategies.warm_start import warm_start as warm_start_of
@@ -122,6 +123,9 @@ class Program:
             raise err
         if _is_program_backend(name):
             data = self.checked.dataset
+            if isinstance(self.checked.skeleton, BddSkeleton):
+                return (f"BDD subset enumeration on the program, no encoding: {int((data.row_weights() > 0).sum())} "
+                        f"rows, {int(data.X.shape[1])} features")
             return (f"ConTree search on the program, no encoding: {int((data.row_weights() > 0).sum())} rows, "
                     f"{len(data.binarizer.columns)} columns")
         return estimate(self.checked, name).describe()
@@ -192,7 +196,8 @@ class Program:
             extra={k: v for k, v in req.options.items() if k == "solver"},
         )
         if _is_program_backend(name):  # dp: the checked program, no IR
-            tree, res = impl.solve_search(lower_search(self.checked), opts)
+            bdd = isinstance(self.checked.skeleton, BddSkeleton)
+            tree, res = impl.solve_search(lower_search_bdd(self.checked) if bdd else lower_search(self.checked), opts)
             return self._result(name, res, None, tree)
         low = self.lowered_for(name)
         self._capabilities(name, low)
@@ -244,6 +249,8 @@ class Program:
             terms, constant = low.encoding.errors()
             solver_errors = float(objective_enc.level_values([ir.Objective(tuple(terms), constant)], res.values,
                                                              low.model)[0])
+        elif res.errors is not None:  # an engine that counts its errors (dp's BDD enumeration)
+            solver_errors = float(res.errors)
         elif backend == "dp":  # its objective is the (scaled) errors
             lvl = self.checked.objective.levels[0]
             solver_errors = float((res.objective[0] - lvl.constant) / lvl.terms[0][1])

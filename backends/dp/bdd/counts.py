@@ -1,0 +1,162 @@
+"""Training errors of every H-subset of 0/1 features, by pair-count (Gram) matrices.
+
+Input: a 0/1 matrix (rows x features), class indices and row weights. Output: for every
+set S of H features, the weighted errors of the best ordered BDD over S, which is the
+majority class of each of its 2^H truth-table cells (Hu, Huguet & Siala, IJCAI 2022,
+eq. 4: a row reaches the cell whose bits are its values of the ordered features; the
+order changes the BDD's size, never its function, so the errors depend on S alone):
+
+    errors(S) = sum over cells j of ( W(j) - max_c W(j, c) ).
+
+The enumeration fixes a *prefix* Q (the H-2 smallest features of S), splits the rows by
+their Q-cell k and class c, and reads every completion {f, g} (f < g, both after Q) from
+one weighted Gram matrix per (k, c): N11 = X^T diag(w) X, N10 = diag - N11, N01, N00 by
+inclusion-exclusion. So a prefix costs one n x m x m product for its m later features,
+and the whole enumeration sum_Q n m_Q^2 multiply-adds instead of C(p, H) cell counts.
+Rows with equal features and class are merged first (their weights add up).
+
+Invariants: ``prefix_errors`` yields each H-subset exactly once, in lexicographic order
+of (Q, f, g); errors are exact for integer weights below 2^24 (float32), else float64.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Iterator
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Rows:
+    """Distinct (features, class) rows with summed weights, and the class weights."""
+
+    X: np.ndarray  # (n, p) bool
+    y: np.ndarray  # (n,) int64
+    w: np.ndarray  # (n,) float64
+    n_classes: int
+
+    @property
+    def total(self) -> float:
+        return float(self.w.sum())
+
+    def class_totals(self) -> np.ndarray:
+        return np.bincount(self.y, weights=self.w, minlength=self.n_classes)
+
+
+def merge_rows(X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int) -> Rows:
+    """Rows with equal features and class as one row of their summed weight.
+
+    >>> r = merge_rows(np.array([[1, 0], [1, 0], [0, 1]], bool), np.array([1, 1, 0]), np.ones(3), 2)
+    >>> r.w.tolist(), r.y.tolist()
+    ([1.0, 2.0], [0, 1])
+    """
+    if X.shape[0] == 0:
+        return Rows(X.astype(bool), y.astype(np.int64), w.astype(np.float64), n_classes)
+    packed = np.packbits(X, axis=1) if X.shape[1] else np.zeros((X.shape[0], 0), np.uint8)
+    keys = np.hstack([packed, y.astype(np.int64).view(np.uint8).reshape(len(y), -1)])
+    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    weights = np.bincount(inverse, weights=w, minlength=len(first))
+    return Rows(X[first].astype(bool), y[first].astype(np.int64), weights, n_classes)
+
+
+def cell_index(X: np.ndarray, subset: tuple[int, ...]) -> np.ndarray:
+    """The truth-table cell of each row for the ordered features ``subset`` (the first
+    feature is the most significant bit, Hu's rel of eq. 4).
+
+    >>> cell_index(np.array([[1, 0, 1], [0, 1, 1]], bool), (2, 0)).tolist()
+    [3, 2]
+    """
+    j = np.zeros(X.shape[0], np.int64)
+    for f in subset:
+        j = 2 * j + X[:, f]
+    return j
+
+
+def cell_weights(rows: Rows, subset: tuple[int, ...]) -> np.ndarray:
+    """(2^|subset|, classes): the weight of each class in each cell."""
+    cells = 1 << len(subset)
+    j = cell_index(rows.X, subset)
+    out = np.zeros((cells, rows.n_classes))
+    np.add.at(out, (j, rows.y), rows.w)
+    return out
+
+
+def bayes_errors(rows: Rows) -> float:
+    """Errors of the best classifier of *all* features (rows equal on every feature but of
+    different classes): a lower bound on every BDD's errors."""
+    return cell_errors_of_groups(rows, rows.X)
+
+
+def cell_errors_of_groups(rows: Rows, key: np.ndarray) -> float:
+    if rows.X.shape[0] == 0:
+        return 0.0
+    packed = np.packbits(key, axis=1) if key.shape[1] else np.zeros((key.shape[0], 1), np.uint8)
+    _, inv = np.unique(packed, axis=0, return_inverse=True)
+    inv = inv.reshape(-1)
+    table = np.zeros((inv.max() + 1, rows.n_classes))
+    np.add.at(table, (inv, rows.y), rows.w)
+    return float((table.sum(axis=1) - table.max(axis=1)).sum())
+
+
+def _dtype(rows: Rows) -> type:
+    integral = bool(np.all(rows.w == np.round(rows.w))) and rows.total < 2 ** 24
+    return np.float32 if integral else np.float64
+
+
+def single_errors(rows: Rows) -> np.ndarray:
+    """(p,): errors of each one-feature BDD (H = 1)."""
+    Wc = np.zeros((rows.X.shape[0], rows.n_classes))
+    Wc[np.arange(len(rows.y)), rows.y] = rows.w
+    ones = rows.X.T.astype(float) @ Wc  # (p, C)
+    zeros = Wc.sum(axis=0)[None, :] - ones
+    return rows.total - ones.max(axis=1) - zeros.max(axis=1)
+
+
+def prefixes(p: int, h: int) -> Iterator[tuple[int, ...]]:
+    """The prefixes Q (h - 2 features) that leave at least two later features."""
+    return (q for q in combinations(range(p), h - 2) if (q[-1] if q else -1) < p - 2)
+
+
+def prefix_errors(rows: Rows, prefix: tuple[int, ...]) -> tuple[int, np.ndarray]:
+    """Errors of Q + {f, g} for every f < g after Q: returns (start, E) where
+    E[a, b] = errors(Q + (start + a, start + b)) for a < b (other entries: +inf)."""
+    dt = _dtype(rows)
+    start = prefix[-1] + 1 if prefix else 0
+    Xr = rows.X[:, start:]
+    m = Xr.shape[1]
+    kq = cell_index(rows.X, prefix)
+    best = np.zeros((m, m), dt)  # sum over cells of the max class weight
+    for k in np.unique(kq):
+        in_k = kq == k
+        n = [None] * 4
+        stats = []
+        for c in range(rows.n_classes):
+            sel = in_k & (rows.y == c)
+            if not sel.any():
+                continue
+            A = Xr[sel].astype(dt)
+            wc = rows.w[sel].astype(dt)
+            G = (A * wc[:, None]).T @ A  # N11
+            d = np.diagonal(G).copy()
+            tot = dt(wc.sum())
+            stats.append((G, d, tot))
+        for q in range(4):  # the four sub-cells of k: (f, g) in 11, 10, 01, 00
+            mx = None
+            for G, d, tot in stats:
+                if q == 0:
+                    v = G
+                elif q == 1:
+                    v = d[:, None] - G
+                elif q == 2:
+                    v = d[None, :] - G
+                else:
+                    v = tot - d[:, None] - d[None, :] + G
+                mx = v if mx is None else np.maximum(mx, v)
+            if mx is not None:
+                best += mx
+        del n
+    E = (rows.total - best).astype(np.float64)
+    E[np.tril_indices(m)] = np.inf
+    return start, E
