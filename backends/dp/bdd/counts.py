@@ -121,42 +121,52 @@ def prefixes(p: int, h: int) -> Iterator[tuple[int, ...]]:
 
 def prefix_errors(rows: Rows, prefix: tuple[int, ...]) -> tuple[int, np.ndarray]:
     """Errors of Q + {f, g} for every f < g after Q: returns (start, E) where
-    E[a, b] = errors(Q + (start + a, start + b)) for a < b (other entries: +inf)."""
+    E[a, b] = errors(Q + (start + a, start + b)) for a < b (other entries: +inf).
+
+    Two classes take one Gram product per Q-cell, with signed weights (+w for class 0,
+    -w for class 1): D = N11(0) - N11(1), and since max(a, b) = (a + b + |a - b|) / 2,
+    the cell's majority weight is (its weight + |difference|) / 2 in each sub-cell."""
     dt = _dtype(rows)
     start = prefix[-1] + 1 if prefix else 0
     Xr = rows.X[:, start:]
     m = Xr.shape[1]
     kq = cell_index(rows.X, prefix)
     best = np.zeros((m, m), dt)  # sum over cells of the max class weight
-    for k in np.unique(kq):
-        in_k = kq == k
-        n = [None] * 4
-        stats = []
-        for c in range(rows.n_classes):
-            sel = in_k & (rows.y == c)
-            if not sel.any():
-                continue
+    if rows.n_classes == 2:
+        signed = np.where(rows.y == 0, rows.w, -rows.w)
+        for k in np.unique(kq):
+            sel = kq == k
             A = Xr[sel].astype(dt)
-            wc = rows.w[sel].astype(dt)
-            G = (A * wc[:, None]).T @ A  # N11
-            d = np.diagonal(G).copy()
-            tot = dt(wc.sum())
-            stats.append((G, d, tot))
-        for q in range(4):  # the four sub-cells of k: (f, g) in 11, 10, 01, 00
-            mx = None
-            for G, d, tot in stats:
-                if q == 0:
-                    v = G
-                elif q == 1:
-                    v = d[:, None] - G
-                elif q == 2:
-                    v = d[None, :] - G
-                else:
-                    v = tot - d[:, None] - d[None, :] + G
-                mx = v if mx is None else np.maximum(mx, v)
-            if mx is not None:
-                best += mx
-        del n
+            sw = signed[sel].astype(dt)
+            D = (A * sw[:, None]).T @ A
+            d = np.diagonal(D).copy()
+            t = dt(sw.sum())
+            acc = np.abs(D)
+            acc += np.abs(d[:, None] - D)
+            acc += np.abs(d[None, :] - D)
+            acc += np.abs(t - d[:, None] - d[None, :] + D)
+            best += acc
+        best = (dt(rows.total) + best) / 2
+    else:
+        for k in np.unique(kq):
+            in_k = kq == k
+            stats = []
+            for c in range(rows.n_classes):
+                sel = in_k & (rows.y == c)
+                if not sel.any():
+                    continue
+                A = Xr[sel].astype(dt)
+                wc = rows.w[sel].astype(dt)
+                G = (A * wc[:, None]).T @ A  # N11
+                stats.append((G, np.diagonal(G).copy(), dt(wc.sum())))
+            for q in range(4):  # the four sub-cells of k: (f, g) in 11, 10, 01, 00
+                mx = None
+                for G, d, tot in stats:
+                    v = G if q == 0 else d[:, None] - G if q == 1 else d[None, :] - G if q == 2 \
+                        else tot - d[:, None] - d[None, :] + G
+                    mx = v if mx is None else np.maximum(mx, v)
+                if mx is not None:
+                    best += mx
     E = (rows.total - best).astype(np.float64)
     E[np.tril_indices(m)] = np.inf
     return start, E

@@ -33,10 +33,22 @@ import numpy as np
 
 from odt.compiler.search_bdd import BddSearch
 
+from . import parallel
 from .counts import Rows, bayes_errors, cell_weights, merge_rows, prefix_errors, prefixes, single_errors
 from .size import Key, best_on_subset, decoded_size, permute_cells, permute_table
 
 _TOL = 1e-9
+#: multiply-adds of the Gram products (rows x later features^2 over the prefixes) from
+#: which the errors-only enumeration runs in two processes: below it, forking costs more
+_PARALLEL_FROM = 2e9
+
+
+def _work(rows: Rows, h: int) -> float:
+    p = rows.X.shape[1]
+    n = rows.X.shape[0]
+    # sum over prefixes of m^2 ~ C(p, h - 2) * (p / (h - 1))^2 ... within a factor of 2
+    from math import comb
+    return n * comb(p, h - 2) * (p / max(1, h - 1)) ** 2
 
 
 @dataclass(frozen=True)
@@ -151,6 +163,11 @@ def optimal_bdd(problem: BddSearch, time_limit: float | None = None,
     complete = True
     if h == 1:
         consider([(f,) for f in range(p)], single_errors(rows))
+    elif h >= 2 and not with_size and parallel.workers() > 1 and _work(rows, h) >= _PARALLEL_FROM:
+        remaining = None if deadline is None else time.time() + (deadline - time.perf_counter())
+        errors, subset, complete = parallel.least_errors(rows, h, remaining, floor, parallel.workers())
+        if subset:
+            consider([subset], np.array([errors]))
     elif h >= 2:
         with _one_blas_thread():
             complete = run_prefixes()
