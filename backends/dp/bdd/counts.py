@@ -48,17 +48,34 @@ def merge_rows(X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int) -> R
     """Rows with equal features and class as one row of their summed weight.
 
     >>> r = merge_rows(np.array([[1, 0], [1, 0], [0, 1]], bool), np.array([1, 1, 0]), np.ones(3), 2)
-    >>> r.w.tolist(), r.y.tolist()
-    ([1.0, 2.0], [0, 1])
+    >>> sorted(zip(r.w.tolist(), r.y.tolist()))
+    [(1.0, 0), (2.0, 1)]
     """
     if X.shape[0] == 0:
         return Rows(X.astype(bool), y.astype(np.int64), w.astype(np.float64), n_classes)
-    packed = np.packbits(X, axis=1) if X.shape[1] else np.zeros((X.shape[0], 0), np.uint8)
-    keys = np.hstack([packed, y.astype(np.int64).view(np.uint8).reshape(len(y), -1)])
-    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    _, first, inverse = np.unique(row_keys(np.column_stack([X, _bits(y, n_classes)])), return_index=True,
+                                  return_inverse=True)
     inverse = inverse.reshape(-1)
     weights = np.bincount(inverse, weights=w, minlength=len(first))
     return Rows(X[first].astype(bool), y[first].astype(np.int64), weights, n_classes)
+
+
+def _bits(y: np.ndarray, n_classes: int) -> np.ndarray:
+    width = max(1, int(n_classes - 1).bit_length())
+    return ((y.astype(np.int64)[:, None] >> np.arange(width)) & 1).astype(bool)
+
+
+def row_keys(M: np.ndarray) -> np.ndarray:
+    """One hashable scalar per row of a 0/1 matrix (equal rows, equal keys): the packed
+    bits as a uint64 when they fit, else as one opaque byte string; ``np.unique`` on
+    these is a 1-D sort, much cheaper than ``np.unique(axis=0)``."""
+    packed = np.packbits(M.astype(bool), axis=1) if M.shape[1] else np.zeros((M.shape[0], 1), np.uint8)
+    if packed.shape[1] <= 8:
+        out = np.zeros((packed.shape[0], 8), np.uint8)
+        out[:, :packed.shape[1]] = packed
+        return out.view(np.uint64).reshape(-1)
+    packed = np.ascontiguousarray(packed)
+    return packed.view(np.dtype((np.void, packed.shape[1]))).reshape(-1)
 
 
 def cell_index(X: np.ndarray, subset: tuple[int, ...]) -> np.ndarray:
@@ -92,8 +109,7 @@ def bayes_errors(rows: Rows) -> float:
 def cell_errors_of_groups(rows: Rows, key: np.ndarray) -> float:
     if rows.X.shape[0] == 0:
         return 0.0
-    packed = np.packbits(key, axis=1) if key.shape[1] else np.zeros((key.shape[0], 1), np.uint8)
-    _, inv = np.unique(packed, axis=0, return_inverse=True)
+    _, inv = np.unique(row_keys(key), return_inverse=True)
     inv = inv.reshape(-1)
     table = np.zeros((inv.max() + 1, rows.n_classes))
     np.add.at(table, (inv, rows.y), rows.w)

@@ -169,7 +169,7 @@ def optimal_bdd(problem: BddSearch, time_limit: float | None = None,
         if subset:
             consider([subset], np.array([errors]))
     elif h >= 2:
-        with _one_blas_thread():
+        with _one_blas_thread(_work(rows, h)):
             complete = run_prefixes()
     if with_size and out_of_time():
 
@@ -193,15 +193,23 @@ def optimal_bdd(problem: BddSearch, time_limit: float | None = None,
                      bound, stats)
 
 
-def _one_blas_thread() -> contextlib.AbstractContextManager:
+_BLAS: list = []  # the threadpoolctl controller, made once (it scans the loaded libraries)
+
+
+def _one_blas_thread(work: float) -> contextlib.AbstractContextManager:
     """BLAS held to one thread while the small Gram products run: OpenBLAS's threads
     spin against each other on a loaded machine (mushroom, H = 3, one prefix: 139 ms with
-    its default threads on 2 busy cores, 4.4 ms with one)."""
+    its default threads on 2 busy cores, 4.4 ms with one). Small enumerations skip it
+    (finding the BLAS library costs milliseconds)."""
+    if work < 1e7:
+        return contextlib.nullcontext()
     try:
-        from threadpoolctl import threadpool_limits
+        from threadpoolctl import ThreadpoolController
     except ImportError:  # pragma: no cover - threadpoolctl is a dependency
         return contextlib.nullcontext()
-    return threadpool_limits(1, user_api="blas")
+    if not _BLAS:
+        _BLAS.append(ThreadpoolController())
+    return _BLAS[0].limit(limits=1, user_api="blas")
 
 
 def _errors_of(W: np.ndarray, order: tuple[int, ...], table: list[int]) -> float:
