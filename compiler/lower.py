@@ -20,7 +20,7 @@ from .constraints import LowerContext, family_of, is_structural, mentioned_colum
 from .constraints import features_used as features_used_family
 from .skeletons.interface import Predictions, Structure, TreeSize
 from .errors import UnsupportedConstruct
-from .support import refused_everywhere
+from .support import BACKENDS, refusal, refused_everywhere
 from .checked import (
     BddSkeleton,
     CheckedProgram,
@@ -90,7 +90,12 @@ def expand_abs(c: LinearConstraint) -> list[LinearForm]:
 
 def lower(program: CheckedProgram, encoding: str = "paths", backend: str | None = None) -> Lowered:
     """Build the IR model of ``program`` with the named encoding of its skeleton
-    (``backend`` only names the requester in error messages)."""
+    for ``backend`` (a construct the support table refuses on it is refused here, before any
+    encoding is built, so lowering and routing never disagree)."""
+    if backend in BACKENDS:
+        err = refusal(program, backend)
+        if err is not None:
+            raise err
     if program.splits == "multivariate" and encoding != "flow":
         who = f"backend '{backend}'" if backend else f"the '{encoding}' encoding"
         raise UnsupportedConstruct(

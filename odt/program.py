@@ -24,9 +24,10 @@ from odt.strategies.depth_search import solve_depth_range
 from odt.compiler.evaluate import evaluate
 from odt.strategies.explain import minimal_conflict
 from odt.compiler.lower_search import lower_search
+from odt.compiler.lower_search_bdd import lower_search_bdd
 from odt.compiler.lower import Lowered, lower
 from odt.compiler.parse import parse_program
-from odt.compiler.checked import CheckedProgram, LinearConstraint, TreeSkeleton
+from odt.compiler.checked import BddSkeleton, CheckedProgram, LinearConstraint, TreeSkeleton
 from odt.result import Classifier, SolveResult
 from odt.routing import estimate, refusal, route
 from odt.strategies.diagram_bounds import diagram_bounds, tighten
@@ -123,6 +124,9 @@ class Program:
             raise err
         if _is_program_backend(name):
             data = self.checked.dataset
+            if isinstance(self.checked.skeleton, BddSkeleton):
+                return (f"BDD subset enumeration on the program, no encoding: {int((data.row_weights() > 0).sum())} "
+                        f"rows, {int(data.X.shape[1])} features")
             return (f"ConTree search on the program, no encoding: {int((data.row_weights() > 0).sum())} rows, "
                     f"{len(data.binarizer.columns)} columns")
         return estimate(self.checked, name).describe()
@@ -193,7 +197,8 @@ class Program:
             extra={k: v for k, v in req.options.items() if k == "solver"},
         )
         if _is_program_backend(name):  # dp: the checked program, no IR
-            tree, res = impl.solve_search(lower_search(self.checked), opts)
+            bdd = isinstance(self.checked.skeleton, BddSkeleton)
+            tree, res = impl.solve_search(lower_search_bdd(self.checked) if bdd else lower_search(self.checked), opts)
             return self._result(name, res, None, tree)
         low = self.lowered_for(name)
         self._capabilities(name, low)

@@ -16,9 +16,10 @@ from odt.backends import BACKENDS
 
 from odt.compiler.errors import UnsupportedConstruct
 from odt.compiler.lower_search import search_refusal
+from odt.compiler.lower_search_bdd import bdd_search_refusal
 from odt.compiler import support
 from odt.compiler.lower import needs_structure
-from odt.compiler.checked import CheckedProgram, DiagramSkeleton, LinearConstraint, TreeSkeleton
+from odt.compiler.checked import BddSkeleton, CheckedProgram, DiagramSkeleton, LinearConstraint, TreeSkeleton
 
 #: ``auto`` prefers cp to maxsat from this many distinct training rows (see ``preference``)
 CP_FROM_BUCKETS = 250
@@ -39,7 +40,7 @@ def refusal(program: CheckedProgram, backend: str) -> UnsupportedConstruct | Non
     if err is not None:
         return err
     if backend == "dp":
-        reason = search_refusal(program)
+        reason = bdd_search_refusal(program) if isinstance(program.skeleton, BddSkeleton) else search_refusal(program)
         return None if reason is None else UnsupportedConstruct(
             f"backend 'dp' takes {reason}", program.objective.span, "backends for the rest: maxsat, cp, milp (or auto)")
     if program.splits == "multivariate" and program.solve.options.get("encoding") == "paths":

@@ -15,12 +15,14 @@ from __future__ import annotations
 from fractions import Fraction
 
 from odt.compiler import ir
-from odt.compiler.classifiers import Leaf, Split, Tree, TreeNode
+from odt.compiler.classifiers import Diagram, Leaf, Split, Tree, TreeNode
 from odt.compiler.data import Feature
 from odt.compiler.errors import UnsupportedConstruct
 from odt.compiler.search import TreeSearch
+from odt.compiler.search_bdd import BddSearch
 
 from ..base import Artifact, Backend, BackendResult, Progress, SolveOptions, Status, Stopwatch
+from .bdd import optimal_bdd, to_diagram
 from .contree import DPLeaf, DPNode, optimal_tree
 
 
@@ -81,9 +83,12 @@ class DpBackend(Backend):
     def solve(self, model: ir.Model, options: SolveOptions) -> BackendResult:
         raise UnsupportedConstruct("the dp backend solves search problems, not IR models")
 
-    def solve_search(self, problem: TreeSearch, options: SolveOptions) -> tuple[Tree, BackendResult]:
+    def solve_search(self, problem: TreeSearch | BddSearch, options: SolveOptions) -> tuple[Tree | Diagram, BackendResult]:
         """The optimal tree of ``problem`` (anytime: the best tree and a proven bound on a
-        time-out), with the objective's first level as the backend's claim."""
+        time-out), with the objective's first level as the backend's claim; for a
+        ``BddSearch``, the optimal ordered BDD (``bdd/``)."""
+        if isinstance(problem, BddSearch):
+            return self._solve_bdd(problem, options)
         if not problem.plain:
             return self._solve_constrained(problem, options)
         clock = Stopwatch()
@@ -124,12 +129,35 @@ class DpBackend(Backend):
         return streed_tree(res.tree, problem), BackendResult(status, None, res.levels, res.lower_bound,
                                                              clock.elapsed(), log, res.errors)
 
+    def _solve_bdd(self, problem: BddSearch, options: SolveOptions) -> tuple[Diagram | None, BackendResult]:
+        """The subset enumeration of ``bdd/search.py``; every objective level is claimed."""
+        clock = Stopwatch()
+        on_progress = options.on_progress
+
+        def report(elapsed: float, incumbent: float, bound: float) -> None:
+            if on_progress is not None:
+                on_progress(Progress(elapsed, _exact(incumbent), _exact(bound)))
+
+        res = optimal_bdd(problem, options.time_limit, report)
+        status = {"optimal": Status.OPTIMAL, "feasible": Status.FEASIBLE, "infeasible": Status.INFEASIBLE,
+                  "unknown": Status.UNKNOWN}[res.status]
+        bound = None if res.bound is None else _exact(res.bound)
+        if res.key is None:
+            return None, BackendResult(status, None, None, bound, clock.elapsed(), f"BDD enumeration: {res.stats}")
+        return to_diagram(res, problem), BackendResult(
+            status, None, tuple(_exact(v) for v in res.key), bound, clock.elapsed(),
+            f"BDD enumeration: {res.stats}", errors=_exact(res.errors))
+
     def relaxation(self, problem: TreeSearch, time_limit: float) -> tuple[Tree, float]:
         """ConTree on a program's relaxation (B4 warm start): its depth, data, binarisation
         and minimum leaf size, the objective ``errors``, no other constraint."""
         res = optimal_tree(problem.X, problem.y, problem.depth, weights=problem.weights,
                            n_classes=problem.n_classes, min_leaf=problem.min_leaf, time_limit=time_limit)
         return to_tree(res.tree, problem), res.cost
+
+
+def _exact(value: float) -> Fraction:
+    return Fraction(value).limit_denominator(10**9)
 
 
 def _level(errors: float, scale: Fraction, offset: Fraction) -> Fraction:

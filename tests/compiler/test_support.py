@@ -38,6 +38,7 @@ PROGRAMS = [
     ("model tree(depth <= 2)\nminimize errors + expected_cost", "Oec"),
     ("model tree(depth <= 2)\nsubject to { rate(1, G) >= 0.2 }", "C1"),
     ("model tree(depth <= 2)\nsubject to { errors <= 10 }", "O4"),
+    ("model tree(depth <= 2)\nsubject to { errors(G) <= 10 }", "C1"),
     ("model tree(depth <= 2)\nsubject to { abs(errors(G) - 3) <= 2 }", "C2"),
     ("model tree(depth <= 2)\nsubject to { abs(errors(G) - 3) >= 2 }", "C2x"),
     ("model tree(depth <= 2)\nsubject to { every node: samples >= 3 }", "C3"),

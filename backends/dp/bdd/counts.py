@@ -1,0 +1,188 @@
+"""Training errors of every H-subset of 0/1 features, by pair-count (Gram) matrices.
+
+Input: a 0/1 matrix (rows x features), class indices and row weights. Output: for every
+set S of H features, the weighted errors of the best ordered BDD over S, which is the
+majority class of each of its 2^H truth-table cells (Hu, Huguet & Siala, IJCAI 2022,
+eq. 4: a row reaches the cell whose bits are its values of the ordered features; the
+order changes the BDD's size, never its function, so the errors depend on S alone):
+
+    errors(S) = sum over cells j of ( W(j) - max_c W(j, c) ).
+
+The enumeration fixes a *prefix* Q (the H-2 smallest features of S), splits the rows by
+their Q-cell k and class c, and reads every completion {f, g} (f < g, both after Q) from
+one weighted Gram matrix per (k, c): N11 = X^T diag(w) X, N10 = diag - N11, N01, N00 by
+inclusion-exclusion. So a prefix costs one n x m x m product for its m later features,
+and the whole enumeration sum_Q n m_Q^2 multiply-adds instead of C(p, H) cell counts.
+Rows with equal features and class are merged first (their weights add up).
+
+Invariants: ``prefix_errors`` yields each H-subset exactly once, in lexicographic order
+of (Q, f, g); errors are exact for integer weights below 2^24 (float32), else float64.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Iterator
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Rows:
+    """Distinct (features, class) rows with summed weights, and the class weights."""
+
+    X: np.ndarray  # (n, p) bool
+    y: np.ndarray  # (n,) int64
+    w: np.ndarray  # (n,) float64
+    n_classes: int
+
+    @property
+    def total(self) -> float:
+        return float(self.w.sum())
+
+    def class_totals(self) -> np.ndarray:
+        return np.bincount(self.y, weights=self.w, minlength=self.n_classes)
+
+
+def merge_rows(X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int) -> Rows:
+    """Rows with equal features and class as one row of their summed weight.
+
+    >>> r = merge_rows(np.array([[1, 0], [1, 0], [0, 1]], bool), np.array([1, 1, 0]), np.ones(3), 2)
+    >>> sorted(zip(r.w.tolist(), r.y.tolist()))
+    [(1.0, 0), (2.0, 1)]
+    """
+    if X.shape[0] == 0:
+        return Rows(X.astype(bool), y.astype(np.int64), w.astype(np.float64), n_classes)
+    _, first, inverse = np.unique(row_keys(np.column_stack([X, _bits(y, n_classes)])), return_index=True,
+                                  return_inverse=True)
+    inverse = inverse.reshape(-1)
+    weights = np.bincount(inverse, weights=w, minlength=len(first))
+    return Rows(X[first].astype(bool), y[first].astype(np.int64), weights, n_classes)
+
+
+def _bits(y: np.ndarray, n_classes: int) -> np.ndarray:
+    width = max(1, int(n_classes - 1).bit_length())
+    return ((y.astype(np.int64)[:, None] >> np.arange(width)) & 1).astype(bool)
+
+
+def row_keys(M: np.ndarray) -> np.ndarray:
+    """One hashable scalar per row of a 0/1 matrix (equal rows, equal keys): the packed
+    bits as a uint64 when they fit, else as one opaque byte string; ``np.unique`` on
+    these is a 1-D sort, much cheaper than ``np.unique(axis=0)``."""
+    packed = np.packbits(M.astype(bool), axis=1) if M.shape[1] else np.zeros((M.shape[0], 1), np.uint8)
+    if packed.shape[1] <= 8:
+        out = np.zeros((packed.shape[0], 8), np.uint8)
+        out[:, :packed.shape[1]] = packed
+        return out.view(np.uint64).reshape(-1)
+    packed = np.ascontiguousarray(packed)
+    return packed.view(np.dtype((np.void, packed.shape[1]))).reshape(-1)
+
+
+def cell_index(X: np.ndarray, subset: tuple[int, ...]) -> np.ndarray:
+    """The truth-table cell of each row for the ordered features ``subset`` (the first
+    feature is the most significant bit, Hu's rel of eq. 4).
+
+    >>> cell_index(np.array([[1, 0, 1], [0, 1, 1]], bool), (2, 0)).tolist()
+    [3, 2]
+    """
+    j = np.zeros(X.shape[0], np.int64)
+    for f in subset:
+        j = 2 * j + X[:, f]
+    return j
+
+
+def cell_weights(rows: Rows, subset: tuple[int, ...]) -> np.ndarray:
+    """(2^|subset|, classes): the weight of each class in each cell."""
+    cells = 1 << len(subset)
+    j = cell_index(rows.X, subset)
+    out = np.zeros((cells, rows.n_classes))
+    np.add.at(out, (j, rows.y), rows.w)
+    return out
+
+
+def bayes_errors(rows: Rows) -> float:
+    """Errors of the best classifier of *all* features (rows equal on every feature but of
+    different classes): a lower bound on every BDD's errors."""
+    return cell_errors_of_groups(rows, rows.X)
+
+
+def cell_errors_of_groups(rows: Rows, key: np.ndarray) -> float:
+    if rows.X.shape[0] == 0:
+        return 0.0
+    _, inv = np.unique(row_keys(key), return_inverse=True)
+    inv = inv.reshape(-1)
+    table = np.zeros((inv.max() + 1, rows.n_classes))
+    np.add.at(table, (inv, rows.y), rows.w)
+    return float((table.sum(axis=1) - table.max(axis=1)).sum())
+
+
+def _dtype(rows: Rows) -> type:
+    integral = bool(np.all(rows.w == np.round(rows.w))) and rows.total < 2 ** 24
+    return np.float32 if integral else np.float64
+
+
+def single_errors(rows: Rows) -> np.ndarray:
+    """(p,): errors of each one-feature BDD (H = 1)."""
+    Wc = np.zeros((rows.X.shape[0], rows.n_classes))
+    Wc[np.arange(len(rows.y)), rows.y] = rows.w
+    ones = rows.X.T.astype(float) @ Wc  # (p, C)
+    zeros = Wc.sum(axis=0)[None, :] - ones
+    return rows.total - ones.max(axis=1) - zeros.max(axis=1)
+
+
+def prefixes(p: int, h: int) -> Iterator[tuple[int, ...]]:
+    """The prefixes Q (h - 2 features) that leave at least two later features."""
+    return (q for q in combinations(range(p), h - 2) if (q[-1] if q else -1) < p - 2)
+
+
+def prefix_errors(rows: Rows, prefix: tuple[int, ...]) -> tuple[int, np.ndarray]:
+    """Errors of Q + {f, g} for every f < g after Q: returns (start, E) where
+    E[a, b] = errors(Q + (start + a, start + b)) for a < b (other entries: +inf).
+
+    Two classes take one Gram product per Q-cell, with signed weights (+w for class 0,
+    -w for class 1): D = N11(0) - N11(1), and since max(a, b) = (a + b + |a - b|) / 2,
+    the cell's majority weight is (its weight + |difference|) / 2 in each sub-cell."""
+    dt = _dtype(rows)
+    start = prefix[-1] + 1 if prefix else 0
+    Xr = rows.X[:, start:]
+    m = Xr.shape[1]
+    kq = cell_index(rows.X, prefix)
+    best = np.zeros((m, m), dt)  # sum over cells of the max class weight
+    if rows.n_classes == 2:
+        signed = np.where(rows.y == 0, rows.w, -rows.w)
+        for k in np.unique(kq):
+            sel = kq == k
+            A = Xr[sel].astype(dt)
+            sw = signed[sel].astype(dt)
+            D = (A * sw[:, None]).T @ A
+            d = np.diagonal(D).copy()
+            t = dt(sw.sum())
+            acc = np.abs(D)
+            acc += np.abs(d[:, None] - D)
+            acc += np.abs(d[None, :] - D)
+            acc += np.abs(t - d[:, None] - d[None, :] + D)
+            best += acc
+        best = (dt(rows.total) + best) / 2
+    else:
+        for k in np.unique(kq):
+            in_k = kq == k
+            stats = []
+            for c in range(rows.n_classes):
+                sel = in_k & (rows.y == c)
+                if not sel.any():
+                    continue
+                A = Xr[sel].astype(dt)
+                wc = rows.w[sel].astype(dt)
+                G = (A * wc[:, None]).T @ A  # N11
+                stats.append((G, np.diagonal(G).copy(), dt(wc.sum())))
+            for q in range(4):  # the four sub-cells of k: (f, g) in 11, 10, 01, 00
+                mx = None
+                for G, d, tot in stats:
+                    v = G if q == 0 else d[:, None] - G if q == 1 else d[None, :] - G if q == 2 \
+                        else tot - d[:, None] - d[None, :] + G
+                    mx = v if mx is None else np.maximum(mx, v)
+                if mx is not None:
+                    best += mx
+    E = (rows.total - best).astype(np.float64)
+    E[np.tril_indices(m)] = np.inf
+    return start, E
