@@ -33,6 +33,7 @@ def program_text(case: Case, depth: int, alpha: str | None, leaves: int | None) 
     return case.header() + f"model tree({', '.join(params)})\n{objective}\n"
 
 
+@pytest.mark.slow
 @settings(derandomize=True, deadline=None, max_examples=300, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(programs())

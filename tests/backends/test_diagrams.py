@@ -192,6 +192,7 @@ def test_backends_agree_on_the_family():
         _check(case, (1, 1, 1), backend, objectives=(("errors + 0.1 * nodes", "0.1"),))
 
 
+@pytest.mark.slow
 def test_pass_through_decodes_to_a_skip_arc():
     """Widths [1, 2, 1], the same target: the root sends one side to a test in layer 1 and
     the other through a pass-through slot of layer 1 to H in layer 2, 3 nodes and no

@@ -35,6 +35,7 @@ def level0(prog: odt.Program, backend: str, combined_value: float) -> Fraction:
     return Fraction(round(combined_value), lvl.scale) + lvl.offset
 
 
+@pytest.mark.slow
 def test_lp_and_mps_solved_by_highspy_directly(program_file, tmp_path, capsys):
     """The exported objective is the program's, constant included (nodes = leaves - 1):
     a MILP solver reports the value odt reports, with no conversion."""

@@ -49,6 +49,7 @@ def fair_cases(draw):
     return X, np.array(y), np.array(g, dtype=bool), picked, depth
 
 
+@pytest.mark.slow
 @settings(derandomize=True, deadline=None, max_examples=120, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(fair_cases())

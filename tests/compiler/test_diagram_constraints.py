@@ -79,6 +79,7 @@ def test_constraint_is_active_and_every_backend_agrees(constraint):
         assert res.verified and res.evaluation.feasible, (backend, constraint, res.report)
 
 
+@pytest.mark.slow
 def test_stability_on_three_layers():
     """Florio eq. (20) on widths [1, 2, 2]: every decision node passes at least S rows."""
     X = [[1, 0, 1], [1, 1, 1], [1, 0, 1], [1, 1, 0], [0, 0, 1], [1, 1, 1], [1, 1, 0], [1, 1, 0], [1, 1, 0],

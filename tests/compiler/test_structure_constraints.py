@@ -85,6 +85,7 @@ def cases(draw):
     return X, np.array(y), picked, depth, alpha
 
 
+@pytest.mark.slow
 @settings(derandomize=True, deadline=None, max_examples=160, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(cases())

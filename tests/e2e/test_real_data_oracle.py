@@ -120,9 +120,7 @@ def _maybe(f, *args):
         return "-"
 
 
-def summary_table() -> str:
-    head = ("dataset", "rows", "features", "depth", "odt s", "odt err", "streed err", "CART err",
-            "variables", "clauses", "literals")
+def summary_rows() -> list[tuple]:
     rows = []
     for name, depth in CASES:
         X, _ = load(name)
@@ -130,6 +128,12 @@ def summary_table() -> str:
         rows.append((name, X.shape[0], X.shape[1], depth, f"{r.seconds:.2f}", _fmt(r.errors),
                      _maybe(streed_errors, name, depth), _maybe(cart_errors, name, depth),
                      r.stats.variables, r.stats.clauses, r.stats.literals))
+    return rows
+
+
+def summary_table(rows: list[tuple]) -> str:
+    head = ("dataset", "rows", "features", "depth", "odt s", "odt err", "streed err", "CART err",
+            "variables", "clauses", "literals")
     widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
     line = lambda cells: " | ".join(str(c).rjust(w) for c, w in zip(cells, widths))  # noqa: E731
     return "\n".join([line(head), "-+-".join("-" * w for w in widths)] + [line(r) for r in rows])
@@ -139,8 +143,15 @@ def _fmt(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else str(x)
 
 
-def test_print_summary_table(capsys, record_property):
-    table = summary_table()
+def test_summary_table_has_odt_equal_to_streed_and_within_cart_on_every_row(capsys, record_property):
+    """The printed oracle table is a check too: on every dataset and depth odt's optimum is
+    STreeD's and never above CART's (both test-only dependencies, so never '-' in CI)."""
+    rows = summary_rows()
+    table = summary_table(rows)
     record_property("real_data_oracle_table", table)
     with capsys.disabled():
         print("\n\nreal-data oracle (odt backend maxsat, minimize errors)\n" + table)
+    assert len(rows) == len(CASES)
+    for name, _, _, depth, _, odt_err, streed_err, cart_err, *_ in rows:
+        assert float(odt_err) == float(streed_err), (name, depth)
+        assert float(odt_err) <= float(cart_err), (name, depth)
