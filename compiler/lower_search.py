@@ -135,8 +135,8 @@ def _read(program: CheckedProgram) -> _Parts:
             else:
                 parts.min_node = max(parts.min_node, m)
         elif c.scope == "path":
-            a = sum((coef for q, coef in c.form.terms if q.kind == "cost"), Fraction(0))
-            if c.costs is None or not (a > 0 and c.op == "<=" or a < 0 and c.op == ">="):
+            weight = sum((coef for q, coef in c.form.terms if q.kind == "cost"), Fraction(0))
+            if c.costs is None or not (weight > 0 and c.op == "<=" or weight < 0 and c.op == ">="):
                 raise _Outside("path costs bounded from above")
             parts.path_costs.append(c)
         elif "expected_cost" in c.form.kinds():
@@ -185,7 +185,7 @@ def _matrix(program: CheckedProgram, ranges: dict[str, tuple[float, float]], min
             continue
         if f.kind == "threshold" and f.column in ranges:
             lo, hi = ranges[f.column]
-            if not lo <= f.threshold <= hi:
+            if f.threshold is not None and not lo <= f.threshold <= hi:
                 continue
         cols.append(data.column(j).astype(float))
         dims.append(SplitDim(f.column, f))
@@ -217,8 +217,8 @@ def lower_search(program: CheckedProgram) -> TreeSearch:
     path_costs = []
     for c in parts.path_costs:
         assert c.costs is not None
-        a = sum((coef for q, coef in c.form.terms if q.kind == "cost"), Fraction(0))
-        path_costs.append(PathCost(tuple(c.costs.of(d.column) for d in base.dims), -c.form.constant / a))
+        weight = sum((coef for q, coef in c.form.terms if q.kind == "cost"), Fraction(0))
+        path_costs.append(PathCost(tuple(c.costs.of(d.column) for d in base.dims), -c.form.constant / weight))
     position = {int(r): i for i, r in enumerate(base.rows)}
     ids = {rid: i for i, rid in enumerate(data.ids or ())}
     pairs = []

@@ -72,7 +72,7 @@ def streed_tree(raw: tuple, problem: TreeSearch) -> Tree:
 
 class DpBackend(Backend):
     NAME = "dp"
-    CAPABILITIES: frozenset = frozenset()  # takes no IR model: the search IR instead
+    CAPABILITIES = frozenset()  # takes no IR model: the search IR instead
     FILE_FORMAT = "none"
     ENCODING = "none"
 
@@ -83,7 +83,7 @@ class DpBackend(Backend):
     def solve(self, model: ir.Model, options: SolveOptions) -> BackendResult:
         raise UnsupportedConstruct("the dp backend solves search problems, not IR models")
 
-    def solve_search(self, problem: TreeSearch | BddSearch, options: SolveOptions) -> tuple[Tree | Diagram, BackendResult]:
+    def solve_search(self, problem: TreeSearch | BddSearch, options: SolveOptions) -> tuple[Tree | Diagram | None, BackendResult]:
         """The optimal tree of ``problem`` (anytime: the best tree and a proven bound on a
         time-out), with the objective's first level as the backend's claim; for a
         ``BddSearch``, the optimal ordered BDD (``bdd/``)."""

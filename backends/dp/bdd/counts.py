@@ -147,7 +147,7 @@ def prefix_errors(rows: Rows, prefix: tuple[int, ...]) -> tuple[int, np.ndarray]
     Xr = rows.X[:, start:]
     m = Xr.shape[1]
     kq = cell_index(rows.X, prefix)
-    best = np.zeros((m, m), dt)  # sum over cells of the max class weight
+    best: np.ndarray = np.zeros((m, m), dt)  # sum over cells of the max class weight
     if rows.n_classes == 2:
         signed = np.where(rows.y == 0, rows.w, -rows.w)
         for k in np.unique(kq):

@@ -26,7 +26,7 @@ def _worker(job: tuple[int, int, int, float | None, float]) -> tuple[float, tupl
     from threadpoolctl import threadpool_limits
 
     assert _ROWS is not None
-    best, subset = float("inf"), ()
+    best, subset = float("inf"), ()  # type: tuple[float, tuple[int, ...]]
     with threadpool_limits(1, user_api="blas"):
         for i, q in enumerate(prefixes(_ROWS.X.shape[1], h)):
             if i % parts != part:
