@@ -1,12 +1,12 @@
 """Backends: one module per solver family behind ``base.Backend`` (an explicit registry).
 
 ``get_backend(name)`` returns an instance; ``BACKENDS`` maps names to classes, in the
-order ``auto`` prefers them: ``dp`` (ConTree, orders of magnitude faster on its fragment:
-depth-limited trees minimising errors), ``maxsat`` (the fastest exact backend for the
+order ``auto`` prefers them: ``dp`` (ConTree, STreeD-style and BDD-enumeration engines,
+orders of magnitude faster on the programs they take: see ``compiler/support.py``), ``maxsat`` (the fastest exact backend for the
 Boolean path encoding of trees on binarised data), then ``cp``, then ``milp`` (the only one
 with continuous variables, so the one that takes multivariate splits). ``auto`` takes the first
-whose encoding lowers the program and whose capabilities cover it
-(``odt.routing.route``).
+that the support table lets take the program (``odt.routing.route``), without building
+any encoding to decide.
 """
 from __future__ import annotations
 
