@@ -19,6 +19,30 @@ class Name:
     span: Span
 
 
+# ---------------------------------------------------------------- parameters
+@dataclass(frozen=True, slots=True)
+class ParamDef:
+    """``param depth = 3``: a named number, overridable from the command line or Python."""
+    name: Name
+    value: Fraction
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ParamRef:
+    """A parameter's name where a number stands (``tree(depth <= depth)``,
+    ``quantiles(k)``); ``params.resolve_params`` replaces it by the number."""
+    name: Name
+    span: Span
+
+
+class BareName(str):
+    """A solve option value written as a bare name (``encoding = flow``), so that the
+    parameter resolution tells it from a string (``solver = "g3"``)."""
+
+    __slots__ = ()
+
+
 # ---------------------------------------------------------------- data block (E4, S7)
 @dataclass(frozen=True, slots=True)
 class AllThresholds:
@@ -29,13 +53,13 @@ class AllThresholds:
 @dataclass(frozen=True, slots=True)
 class Quantiles:
     """``quantiles(k)``: the k-quantile cut points (unique)."""
-    k: int
+    k: int | ParamRef
     span: Span
 
 
 @dataclass(frozen=True, slots=True)
 class ExplicitThresholds:
-    values: tuple[Fraction, ...]
+    values: tuple[Fraction | ParamRef, ...]
     span: Span
 
 
@@ -181,8 +205,8 @@ class GroupDef:
 # ---------------------------------------------------------------- cost tables (C8)
 @dataclass(frozen=True, slots=True)
 class CostTable:
-    entries: tuple[tuple[Name, Fraction], ...]
-    default: Fraction | None
+    entries: tuple[tuple[Name, Fraction | ParamRef], ...]
+    default: Fraction | ParamRef | None
     span: Span
 
 
@@ -199,7 +223,7 @@ class ParamCompare:
     """``depth <= 3``, ``leaves <= 6``, ``depth = 4``, ``widths = [1, 2, 4]``."""
     name: Name
     op: str
-    value: int | tuple[int, ...]
+    value: int | tuple[int | ParamRef, ...] | ParamRef | str
     span: Span
 
 
@@ -207,8 +231,8 @@ class ParamCompare:
 class ParamRange:
     """``depth in 1..10`` (S3)."""
     name: Name
-    low: int
-    high: int
+    low: int | ParamRef
+    high: int | ParamRef
     span: Span
 
 
@@ -383,8 +407,8 @@ class CallConstraint:
 class ThresholdRange:
     """``threshold age in [18, 65]`` for raw continuous features (C10)."""
     name: Name
-    low: Fraction
-    high: Fraction
+    low: Fraction | ParamRef
+    high: Fraction | ParamRef
     span: Span
 
 
@@ -413,7 +437,7 @@ class SolveStmt:
     span: Span
 
 
-Item = Union[DataBlock, GroupDef, CostDef, ModelDef, Objective, ConstraintBlock, SolveStmt]
+Item = Union[DataBlock, GroupDef, CostDef, ModelDef, Objective, ConstraintBlock, SolveStmt, ParamDef]
 
 
 @dataclass(frozen=True, slots=True)

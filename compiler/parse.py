@@ -107,6 +107,13 @@ class _ToAst(Transformer):
     def name_list(self, meta, ch):
         return tuple(ch)
 
+    # -- parameters
+    def param_def(self, meta, ch):
+        return ast.ParamDef(ch[0], ch[1], self.s(meta))
+
+    def param_ref(self, meta, ch):
+        return ast.ParamRef(ch[0], ch[0].span)
+
     # -- program
     def start(self, meta, ch):
         return ast.Program(tuple(ch), self.s(meta))
@@ -147,7 +154,7 @@ class _ToAst(Transformer):
         return ast.AllThresholds(self.s(meta))
 
     def quantile_thresholds(self, meta, ch):
-        return ast.Quantiles(int(ch[0]), self.s(meta))
+        return ast.Quantiles(_int(ch[0]), self.s(meta))
 
     def explicit_thresholds(self, meta, ch):
         return ast.ExplicitThresholds(tuple(ch), self.s(meta))
@@ -227,13 +234,16 @@ class _ToAst(Transformer):
         return ast.ParamCompare(ch[0], str(ch[1]), ch[2], self.s(meta))
 
     def param_range(self, meta, ch):
-        return ast.ParamRange(ch[0], int(ch[1]), int(ch[2]), self.s(meta))
+        return ast.ParamRange(ch[0], _int(ch[1]), _int(ch[2]), self.s(meta))
+
+    def param_named(self, meta, ch):
+        return ch[0]
 
     def param_int(self, meta, ch):
         return int(ch[0])
 
     def param_list(self, meta, ch):
-        return tuple(int(c) for c in ch)
+        return tuple(_int(c) for c in ch)
 
     def param_string(self, meta, ch):
         return _unquote(str(ch[0]))
@@ -341,7 +351,12 @@ class _ToAst(Transformer):
         return _unquote(str(ch[0]))
 
     def option_name(self, meta, ch):
-        return ch[0].text
+        return ast.BareName(ch[0].text)
+
+
+def _int(item: Any) -> Any:
+    """An INT token as an int; a parameter reference as it is (resolved later)."""
+    return item if isinstance(item, ast.ParamRef) else int(item)
 
 
 def _seconds(text: str) -> float:

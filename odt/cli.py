@@ -41,11 +41,23 @@ def _progress_printer(quiet: bool):
     return show
 
 
+def _overrides(args: argparse.Namespace):
+    """The ``-D name=value`` flags as parameter overrides (None when there are none)."""
+    from odt.compiler.params import overrides_from_cli
+
+    return overrides_from_cli(args.define) if getattr(args, "define", None) else None
+
+
+def _add_define(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-D", dest="define", action="append", metavar="NAME=VALUE",
+                   help="override a parameter of the program (param NAME = ...); repeatable")
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from odt.compiler.support import refused_everywhere
     from odt.program import compile_file
 
-    prog = compile_file(args.program)
+    prog = compile_file(args.program, params=_overrides(args))
     c = prog.checked
     data = c.dataset
     print(f"{args.program}: parses and type-checks")
@@ -67,7 +79,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_explain(args: argparse.Namespace) -> int:
     from odt.program import compile_file
 
-    prog = compile_file(args.program)
+    prog = compile_file(args.program, params=_overrides(args))
     core = prog.explain(backend=args.backend, time_limit=args.time_limit)
     if not core:
         print(f"{args.program}: feasible: the constraints can all hold together")
@@ -87,7 +99,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from odt.compiler.errors import InfeasibleProgram
     from odt.program import compile_file
 
-    prog = compile_file(args.program)
+    prog = compile_file(args.program, params=_overrides(args))
     if args.explain:
         try:
             return _solve(prog, args)
@@ -126,7 +138,7 @@ def _solve(prog, args: argparse.Namespace) -> int:
 def cmd_compile(args: argparse.Namespace) -> int:
     from odt.program import compile_file
 
-    prog = compile_file(args.program)
+    prog = compile_file(args.program, params=_overrides(args))
     target = args.to or "wcnf"
     backend = {"wcnf": "maxsat", "cpmpy": "cp", "pyomo": "milp"}[target]
     if args.stats:  # the size of the model that --to writes
@@ -203,10 +215,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("check", help="parse and type-check a program against its data")
     c.add_argument("program")
+    _add_define(c)
     c.set_defaults(func=cmd_check)
 
     s = sub.add_parser("solve", help="solve a program and print (or save) the verified classifier")
     s.add_argument("program")
+    _add_define(s)
     s.add_argument("-o", "--output", help="save the classifier as JSON")
     s.add_argument("--time-limit", type=float, help="seconds; the best classifier found is returned")
     s.add_argument("--backend", help="dp | maxsat | cp | milp | auto (default: the program's solve directive, else auto)")
@@ -221,12 +235,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     x = sub.add_parser("explain", help="for an infeasible program, a minimal set of constraints that conflict")
     x.add_argument("program")
+    _add_define(x)
     x.add_argument("--backend", help="dp | maxsat | cp | milp | auto: the backend of each feasibility test")
     x.add_argument("--time-limit", type=float)
     x.set_defaults(func=cmd_explain)
 
     k = sub.add_parser("compile", help="write the solver input of a program")
     k.add_argument("program")
+    _add_define(k)
     k.add_argument("--to", choices=["wcnf", "cpmpy", "pyomo"])
     k.add_argument("-o", "--output")
     k.add_argument("--stats", action="store_true", help="print the IR size (variables, clauses, literals)")

@@ -10,12 +10,12 @@ import dataclasses
 import time
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping, Sequence
 
 from odt.backends import BACKENDS, capabilities, get_backend
 from odt.backends.base import Artifact, BackendResult, Progress, SolveOptions, Status
 
-from odt.compiler import ir
+from odt.compiler import ast, ir
 from odt.compiler.check import check, load_table
 from odt.compiler.data import table_from_python
 from odt.compiler.encode import objective as objective_enc
@@ -27,6 +27,7 @@ from odt.compiler.lower_search import lower_search
 from odt.compiler.lower_search_bdd import lower_search_bdd
 from odt.compiler.lower import Lowered, lower
 from odt.compiler.parse import parse_program
+from odt.compiler.params import Override, overrides_from_mapping, resolve_params
 from odt.compiler.checked import BddSkeleton, CheckedProgram, LinearConstraint, TreeSkeleton
 from odt.result import Classifier, SolveResult
 from odt.routing import estimate, refusal, route
@@ -311,7 +312,7 @@ def _input_columns(checked: CheckedProgram) -> tuple[str, ...]:
 
 
 def compile(text: str, data: Any = None, target: Any = None, filename: str = "<string>",
-            base_dir: str | Path | None = None) -> Program:
+            base_dir: str | Path | None = None, params: Mapping[str, Any] | Sequence[Override] | None = None) -> Program:
     """Parse and check an odt program.
 
     Args:
@@ -319,10 +320,20 @@ def compile(text: str, data: Any = None, target: Any = None, filename: str = "<s
         data: a pandas DataFrame, a dict of columns or a 2-D numpy array; when None the
             program's ``data "file.csv"`` block is read (relative to ``base_dir``).
         target: the labels when ``data`` is an array (its column becomes ``class``).
+        params: values overriding the program's ``param`` declarations, e.g.
+            ``{"depth": 4, "alpha": 0.01}`` (floats are read as their shortest decimal).
     Raises:
-        OdtError: syntax, name, type or data errors, all reported together.
+        OdtError: syntax, name, type or data errors, all reported together; an unknown or
+            non-numeric parameter is positioned in the ``params`` text.
+
+    >>> compile("param d = 1\nmodel tree(depth <= d)", data={"a": [0, 1], "class": [0, 1]},
+    ...         params={"d": 2}).checked.skeleton.depth
+    2
     """
     ast_program = parse_program(text, filename)
+    if params is not None or ast_program.of(ast.ParamDef):
+        given = overrides_from_mapping(params) if isinstance(params, Mapping) else list(params or ())
+        ast_program = resolve_params(ast_program, given)
     if data is not None:
         table = table_from_python(data, target)
     else:
@@ -330,7 +341,8 @@ def compile(text: str, data: Any = None, target: Any = None, filename: str = "<s
     return Program(check(ast_program, table))
 
 
-def compile_file(path: str | Path, data: Any = None, target: Any = None) -> Program:
+def compile_file(path: str | Path, data: Any = None, target: Any = None,
+                 params: Mapping[str, Any] | Sequence[Override] | None = None) -> Program:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -338,4 +350,4 @@ def compile_file(path: str | Path, data: Any = None, target: Any = None) -> Prog
         raise OdtError(f"program file '{path}' not found") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise OdtError(f"cannot read program file '{path}': {exc}") from None
-    return compile(text, data=data, target=target, filename=str(path), base_dir=path.parent)
+    return compile(text, data=data, target=target, filename=str(path), base_dir=path.parent, params=params)
