@@ -1,17 +1,18 @@
 """Bounds on a decision diagram from optimal trees (issue 16): the dp engines make the
 diagram MILP/CP/MaxSAT searches provable far more often.
 
-* **Lower bound.** A diagram with L decision layers unfolds into a tree of depth <= L (a
-  root-to-class path meets at most one node per layer) that predicts every row as the
-  diagram does (Florio et al., AAAI 2023, Sec. 3: the diagram's paths are the tree's), so
-  its errors are at least those of the optimal depth-L tree, E*_L. For an objective
-  ``a * errors + b * nodes + k`` with a > 0, b >= 0, a diagram either has no decision node
-  (errors E_0 of the best single class) or at least one, so
-  ``objective >= min(a * E_0, a * E*_L + b) + k``; constraints only raise it. A time-out
-  of the tree search still gives a valid bound (its proven lower bound on E*_L).
+* **Lower bound.** A diagram with L decision layers and N decision nodes unfolds into a
+  tree of depth <= min(L, N) (a root-to-class path meets at most one node per layer and
+  never the same node twice) that predicts every row as the diagram does (Florio et al.,
+  AAAI 2023, Sec. 3: the diagram's paths are the tree's), so its errors are at least
+  E*_d, those of the optimal tree of depth d = min(L, N). For an objective
+  ``a * errors + b * nodes + k`` (a > 0, b >= 0) every diagram therefore costs at least
+  ``min over d in 0..L of (a * E*_d + b * d) + k`` (E*_0: the best single class; with
+  b = 0 this is a * E*_L + k); constraints only raise it. A time-out of a tree search
+  still gives a valid bound (its proven lower bound on E*_d).
 * **Incumbent.** A tree fits in the diagram when layer i holds its 2^i nodes of depth i:
-  the optimal tree of depth d = max{d : widths[i] >= 2^i for i < d} is a diagram of the
-  skeleton (``diagram_of_tree``) — with widths 1, 2, 4, ..., 2^(L-1) the diagram optimum
+  the optimal tree of depth d = max{d : widths[i] >= 2^i for i < d} for the program's own
+  errors/nodes objective (dp's STreeD-style engine) is a diagram of the skeleton (``diagram_of_tree``) — with widths 1, 2, 4, ..., 2^(L-1) the diagram optimum
   *is* the depth-L tree's, proven at once.
 """
 from __future__ import annotations
@@ -56,11 +57,14 @@ def fitting_depth(widths: tuple[int, ...]) -> int:
     return d
 
 
-def _tree_program(c: CheckedProgram, depth: int) -> CheckedProgram:
+def _tree_program(c: CheckedProgram, depth: int, errors_only: bool = True) -> CheckedProgram:
+    """``c`` as an unconstrained tree program of ``depth``: minimise errors, or (not
+    ``errors_only``) the program's own errors/nodes objective."""
     sk = c.skeleton
-    return dataclasses.replace(
-        c, skeleton=TreeSkeleton(depth, None, None, None, sk.span), constraints=(),
-        objective=dataclasses.replace(c.objective, levels=(LinearForm.of(QuantityRef("errors")),)))
+    objective = dataclasses.replace(c.objective, levels=(LinearForm.of(QuantityRef("errors")),)) \
+        if errors_only else c.objective
+    return dataclasses.replace(c, skeleton=TreeSkeleton(depth, None, None, None, sk.span), constraints=(),
+                               objective=objective)
 
 
 def tighten(res: BackendResult, lower: Fraction) -> BackendResult:
@@ -85,15 +89,21 @@ def diagram_bounds(c: CheckedProgram, budget: float) -> DiagramBounds | None:
     a, b, k = costs
     dp = DpBackend()
     opts = SolveOptions(time_limit=budget)
-    deep, res = dp.solve_search(lower_search(_tree_program(c, len(sk.widths))), opts)
-    e_deep = res.bound if res.bound is not None else Fraction(0)
     w, y = c.dataset.row_weights(), c.dataset.y
     per_class = [Fraction(float(w[y == j].sum())).limit_denominator(10**9) for j in range(len(c.dataset.classes))]
-    e_flat = sum(per_class, Fraction(0)) - max(per_class)  # the best single class
-    lower = min(a * e_flat, a * e_deep + b) + k
+    errors = [sum(per_class, Fraction(0)) - max(per_class)]  # E*_0: the best single class
+    L = len(sk.widths)
+    deep = None
+    for d in range(1, L + 1) if b > 0 else (L,):
+        tree, res = dp.solve_search(lower_search(_tree_program(c, d)), opts)
+        errors.append(res.bound if res.bound is not None else Fraction(0))
+        deep = (tree, res)
+    depths = range(L + 1) if b > 0 else (0, L)
+    lower = min(a * e + b * d for d, e in zip(depths, errors)) + k
     fit = fitting_depth(tuple(sk.widths))
-    tree = deep if fit == len(sk.widths) and res.status is Status.OPTIMAL else \
-        dp.solve_search(lower_search(_tree_program(c, fit)), opts)[0]
+    assert deep is not None
+    tree = deep[0] if fit == L and b == 0 and deep[1].status is Status.OPTIMAL else \
+        dp.solve_search(lower_search(_tree_program(c, fit, errors_only=False)), opts)[0]
     d = diagram_of_tree(tree)
     ev = evaluate(c, d)
     incumbent = (d, Fraction(ev.objective[0]).limit_denominator(10**9)) if ev.feasible else None
