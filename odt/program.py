@@ -7,6 +7,7 @@ recomputed in numpy, agree with what the solver claimed.
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 from fractions import Fraction
 from pathlib import Path
@@ -190,7 +191,7 @@ class Program:
 
         opts = SolveOptions(
             time_limit=time_limit if time_limit is not None else req.options.get("time_limit"),
-            threads=threads if threads is not None else req.options.get("threads", 1),
+            threads=threads if threads is not None else req.options.get("threads", _default_threads(name)),
             seed=seed if seed is not None else req.options.get("seed", 0),
             verbose=verbose or bool(req.options.get("verbose", False)),
             on_progress=progress,
@@ -290,6 +291,13 @@ class Program:
             tuple(sign * v for v in ev.objective), None if bound is None else sign * bound, gap, backend, res.seconds,
             ev.train_errors, verified, ev.constraints, solver_errors, res.log, ev,
         )
+
+
+def _default_threads(backend: str) -> int:
+    """CP-SAT's portfolio (with its large-neighbourhood workers, which improve diagram and
+    fairness incumbents most) needs several workers: ``cp`` uses every core, up to 8, unless
+    the program or caller says ``threads``; the other backends are single-threaded."""
+    return min(8, os.cpu_count() or 1) if backend == "cp" else 1
 
 
 def _budget(opts: SolveOptions) -> float:
