@@ -20,7 +20,7 @@ import tempfile
 from fractions import Fraction
 from pathlib import Path
 
-from odt.compiler import ir
+from odt.compiler import ir, limits
 from odt.compiler.encode import objective, pb
 
 from .base import Artifact, Backend, BackendResult, Capability, Progress, SolveOptions, Status, Stopwatch
@@ -119,8 +119,11 @@ class CpBackend(Backend):
                     report(Progress(clock.elapsed(), inc, bnd))
 
             callback = _Progress()
-        remaining = None if options.time_limit is None else max(0.01, options.time_limit - clock.elapsed())
-        solver.solve(time_limit=remaining, solution_callback=callback, **kwargs)  # the model build is in the budget
+        remaining = limits.budget(None if options.time_limit is None else options.time_limit - clock.elapsed())
+        if remaining is not None:
+            remaining = max(0.01, remaining)
+        with limits.native(solver.ort_solver.stop_search):  # a signal or the hard deadline ends the search
+            solver.solve(time_limit=remaining, solution_callback=callback, **kwargs)  # the build is in the budget
         status = solver.status().exitstatus
         if status == ExitStatus.UNSATISFIABLE:
             return BackendResult(Status.INFEASIBLE, None, None, None, clock.elapsed(), "CP-SAT: infeasible")

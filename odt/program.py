@@ -17,6 +17,7 @@ from odt.backends import BACKENDS, capabilities, get_backend
 from odt.backends.base import Artifact, BackendResult, Progress, SolveOptions, Status
 
 from odt.compiler import ir
+from odt.compiler import limits
 from odt.compiler.check import check, load_table
 from odt.compiler.data import table_from_python
 from odt.compiler.encode import objective as objective_enc
@@ -30,7 +31,7 @@ from odt.compiler.lower import Lowered, lower
 from odt.compiler.parse import parse_program
 from odt.compiler.checked import BddSkeleton, CheckedProgram, LinearConstraint, TreeSkeleton
 from odt.result import Classifier, SolveResult
-from odt.routing import estimate, refusal, route
+from odt.routing import check_memory, estimate, refusal, route
 from odt.strategies.diagram_bounds import diagram_bounds, tighten
 from odt.strategies.warm_start import warm_start as warm_start_of
 
@@ -161,8 +162,31 @@ class Program:
 
     def solve(self, backend: str | None = None, time_limit: float | None = None, threads: int | None = None,
               seed: int | None = None, verbose: bool = False,
-              progress: Callable[[Progress], None] | None = None, warm_start: bool = True) -> SolveResult:
+              progress: Callable[[Progress], None] | None = None, warm_start: bool = True,
+              memory_limit: float | None = None) -> SolveResult:
         """Solve, decode and re-verify. Options given here override the ``solve`` directive.
+
+        The time limit holds for all of it (issue 18): lowering, encoding, the solver and
+        decoding share one deadline (``compiler.limits``); when it passes, or SIGINT /
+        SIGTERM arrive (the CLI's handlers), the best incumbent is returned with its
+        bound, status ``interrupted`` for a signal. ``memory_limit`` (bytes) refuses an
+        encoding whose estimated size exceeds it before building it."""
+        limit = time_limit if time_limit is not None else self.checked.solve.options.get("time_limit")
+        held = _Held()
+        with limits.time_limit(limit):
+            try:
+                result = self._solve(backend, limit, threads, seed, verbose, progress, warm_start,
+                                     memory_limit, held)
+            except limits.Stopped as stop:
+                result = held.result(self, stop.reason)
+        if limits.stop_reason() is not None and result.status != "optimal":
+            result = dataclasses.replace(result, status="interrupted")
+        return result
+
+    def _solve(self, backend: str | None, time_limit: float | None, threads: int | None, seed: int | None,
+               verbose: bool, progress: Callable[[Progress], None] | None, warm_start: bool,
+               memory_limit: float | None, held: "_Held") -> SolveResult:
+        """``solve`` inside its time-limit scope; ``held`` keeps the incumbent a stop returns.
 
         With ``warm_start`` (B4), a solver backend first gets the ConTree tree of the
         program's depth-limited error-minimisation relaxation; if that tree satisfies the
@@ -182,6 +206,9 @@ class Program:
         refused = refusal(self.checked, name)
         if refused is not None:
             raise refused
+        held.started, held.backend = time.perf_counter(), name
+        if not _is_program_backend(name):
+            check_memory(self.checked, name, memory_limit)
         if progress is not None and self.checked.objective.maximized:
             shown = progress
 
@@ -190,7 +217,7 @@ class Program:
                                None if p.bound is None else -p.bound))
 
         opts = SolveOptions(
-            time_limit=time_limit if time_limit is not None else req.options.get("time_limit"),
+            time_limit=limits.budget(time_limit),
             threads=threads if threads is not None else req.options.get("threads", _default_threads(name)),
             seed=seed if seed is not None else req.options.get("seed", 0),
             verbose=verbose or bool(req.options.get("verbose", False)),
@@ -208,6 +235,7 @@ class Program:
         warm = warm_start_of(self.checked, opts) if warm_start else None
         if bounds is not None and bounds.incumbent is not None and (warm is None or bounds.incumbent[1] < warm[1]):
             warm = bounds.incumbent
+        held.warm, held.floor = warm, None if bounds is None else bounds.lower
         if bounds is not None and warm is not None and warm[1] <= bounds.lower:
             done = BackendResult(Status.OPTIMAL, None, (warm[1],), warm[1], time.perf_counter() - started,
                                  "the warm start meets the depth-L tree bound (no diagram search needed)")
@@ -285,7 +313,8 @@ class Program:
         bound = float(res.bound) if res.bound is not None else None
         gap = None
         if objective is not None and bound is not None:
-            gap = 0.0 if abs(objective - bound) <= _TOL else abs(objective - bound) / max(abs(objective), 1e-12)
+            bound = min(bound, objective)  # the incumbent itself bounds the optimum from above
+            gap = 0.0 if abs(objective - bound) <= _TOL else min(1.0, (objective - bound) / max(abs(objective), 1e-12))
         return SolveResult(
             res.status.value, tree, None if objective is None else sign * objective,
             tuple(sign * v for v in ev.objective), None if bound is None else sign * bound, gap, backend, res.seconds,
@@ -298,6 +327,28 @@ def _default_threads(backend: str) -> int:
     fairness incumbents most) needs several workers: ``cp`` uses every core, up to 8, unless
     the program or caller says ``threads``; the other backends are single-threaded."""
     return min(8, os.cpu_count() or 1) if backend == "cp" else 1
+
+
+class _Held:
+    """What a solve holds when a time limit or a signal stops it: the warm start (the
+    incumbent before the solver runs) and the proven floor of the objective."""
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+        self.backend: str | None = None
+        self.warm: tuple[Classifier, Fraction] | None = None
+        self.floor: Fraction | None = None
+
+    def result(self, program: "Program", reason: str) -> SolveResult:
+        seconds = time.perf_counter() - self.started
+        log = f"stopped by the {reason} before the solver returned"
+        if self.warm is not None and self.backend is not None:
+            kept = BackendResult(Status.FEASIBLE, None, (self.warm[1],), self.floor, seconds,
+                                 log + "; the warm start is the incumbent")
+            return program._result(self.backend, kept, None, self.warm[0])
+        sign = -1.0 if program.checked.objective.maximized else 1.0
+        return SolveResult(Status.UNKNOWN.value, None, None, (), _f(self.floor, sign), None,
+                           self.backend or "auto", seconds, None, False, (), None, log)
 
 
 def _budget(opts: SolveOptions) -> float:
