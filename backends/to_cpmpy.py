@@ -71,9 +71,13 @@ class CpBackend(Backend):
             return {"<=": lhs <= rhs, ">=": lhs >= rhs, "==": lhs == rhs}[row.op]
 
         m = cp.Model()
-        for c in model.clauses:
+        for i, c in enumerate(model.clauses):
+            if not i & 0xFFF:  # long Python work: it keeps to the time limit
+                limits.check()
             m += cp.any([lit(l) for l in c.lits]) if c.lits else cp.BoolVal(False)
-        for row in model.linears:
+        for i, row in enumerate(model.linears):
+            if not i & 0xFF:
+                limits.check()
             m += row_expr(row)
         for ind in model.indicators:
             m += lit(ind.lit).implies(row_expr(ind.row))
@@ -107,7 +111,9 @@ class CpBackend(Backend):
             return BackendResult(Status.INFEASIBLE, None, None, None, clock.elapsed(), "an empty clause")
         m, xs, combined = self.build(model, options.extra.get("cutoff"), options.extra.get("floor"))
         solver = cp.SolverLookup.get("ortools", m)
-        kwargs = {"num_search_workers": max(1, options.threads), "random_seed": options.seed}
+        # SIGINT is odt's (compiler.limits): CP-SAT's own handler would hide it from the CLI
+        kwargs = {"num_search_workers": max(1, options.threads), "random_seed": options.seed,
+                  "catch_sigint_signal": False}
         callback = None
         if options.on_progress is not None and combined.weights:
             report = options.on_progress

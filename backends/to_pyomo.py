@@ -73,11 +73,15 @@ class MilpBackend(Backend):
             return c * (lit(t) if v.kind is ir.VarKind.BOOL else m.x[t])
 
         m.clauses = pyo.ConstraintList()
-        for c in model.clauses:
+        for i, c in enumerate(model.clauses):
+            if not i & 0xFFF:  # long Python work: it keeps to the time limit
+                limits.check()
             if c.lits:  # an empty clause is reported as infeasible before building
                 m.clauses.add(sum(lit(l) for l in c.lits) >= 1)
         m.rows = pyo.ConstraintList()
-        for row in model.linears:
+        for i, row in enumerate(model.linears):
+            if not i & 0xFF:
+                limits.check()
             terms, rhs = _numeric_row(row)
             lhs = sum(term(c, t) for c, t in terms)
             m.rows.add({"<=": lhs <= rhs, ">=": lhs >= rhs, "==": lhs == rhs}[row.op])

@@ -262,12 +262,28 @@ def _memory(text: str) -> float:
     return value
 
 
-def main(argv: list[str] | None = None) -> int:
+def _process_age() -> float:
+    """Seconds since this process started (Linux /proc; 0 where unknown)."""
+    try:
+        with open("/proc/self/stat") as fh:
+            start_ticks = int(fh.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/uptime") as fh:
+            uptime = float(fh.read().split()[0])
+        return max(0.0, uptime - start_ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def main(argv: list[str] | None = None, age: float = 0.0) -> int:
+    """Run one command; ``age``: seconds the process ran before (they count against
+    ``--time-limit``)."""
     args = build_parser().parse_args(argv)
     if threading.current_thread() is threading.main_thread():
         limits.install_signal_handlers()  # SIGINT / SIGTERM stop the solver and keep its incumbent
+    limit = getattr(args, "time_limit", None)
     try:
-        with limits.time_limit(getattr(args, "time_limit", None)):  # loading counts against the limit
+        # the limit is the whole process's: the interpreter's start and imports, loading, solving
+        with limits.time_limit(None if limit is None else limit - age):
             return args.func(args)
     except limits.Stopped as stop:  # before a solve could hold an incumbent (e.g. while loading data)
         print(f"odtc: stopped by {'the ' if stop.reason == limits.TIME_LIMIT else 'an '}{stop.reason} "
@@ -296,7 +312,7 @@ def run() -> None:
     """The ``odtc`` entry point: ``main``, then leave at once. An interrupted or timed-out
     solve may hold millions of Python objects (encodings, models) whose teardown took
     longer than 1 s, outside any time limit; the outputs are written and flushed already."""
-    code = main()
+    code = main(age=_process_age())
     try:
         sys.stdout.flush()
         sys.stderr.flush()

@@ -33,7 +33,7 @@ from odt.compiler.checked import BddSkeleton, CheckedProgram, LinearConstraint, 
 from odt.result import Classifier, SolveResult
 from odt.routing import check_memory, estimate, refusal, route
 from odt.strategies.diagram_bounds import diagram_bounds, tighten
-from odt.strategies.warm_start import warm_start as warm_start_of
+from odt.strategies.warm_start import single_leaf, warm_start as warm_start_of
 
 _TOL = 1e-6
 
@@ -255,6 +255,10 @@ class Program:
             done = BackendResult(Status.OPTIMAL, None, (warm[1],), warm[1], res.seconds,
                                  res.log + "; the warm start is optimal (nothing better exists)")
             return self._result(name, done, None, warm[0])
+        if warm is None and res.status in (Status.UNKNOWN, Status.FEASIBLE):  # a time-out: the best
+            leaf = single_leaf(self.checked)  # constant classifier may beat the solver's first models
+            if leaf is not None and (res.objective is None or leaf[1] < res.objective[0]):
+                warm, res = leaf, dataclasses.replace(res, values=None, objective=None)
         if warm is not None and res.values is None:  # time out without a better incumbent
             # the solver's bound holds for trees better than the warm start, so the
             # optimum is at least min(bound, warm value): at or above it, the warm start wins
@@ -310,7 +314,7 @@ class Program:
             agree = bool(ev.objective) and ev.objective[0] <= claimed[0] + _TOL and ev.train_errors <= solver_errors + _TOL
         verified = agree and ev.feasible
         objective = ev.objective[0] if ev.objective else None
-        bound = float(res.bound) if res.bound is not None else None
+        bound = float(res.bound) if res.bound is not None else _least_value(self.checked)
         gap = None
         if objective is not None and bound is not None:
             bound = min(bound, objective)  # the incumbent itself bounds the optimum from above
@@ -340,8 +344,11 @@ class _Held:
         self.floor: Fraction | None = None
 
     def result(self, program: "Program", reason: str) -> SolveResult:
-        seconds = time.perf_counter() - self.started
         log = f"stopped by the {reason} before the solver returned"
+        if self.warm is None and self.backend is not None:  # stopped before the warm start
+            self.warm = single_leaf(program.checked)
+            log += "; no warm start yet, the best single leaf" if self.warm is not None else ""
+        seconds = time.perf_counter() - self.started
         if self.warm is not None and self.backend is not None:
             kept = BackendResult(Status.FEASIBLE, None, (self.warm[1],), self.floor, seconds,
                                  log + "; the warm start is the incumbent")
@@ -349,6 +356,23 @@ class _Held:
         sign = -1.0 if program.checked.objective.maximized else 1.0
         return SolveResult(Status.UNKNOWN.value, None, None, (), _f(self.floor, sign), None,
                            self.backend or "auto", seconds, None, False, (), None, log)
+
+
+#: quantities that are never negative (counts, sizes, rates, absolute values)
+_NON_NEGATIVE = {"errors", "accuracy", "nodes", "leaves", "depth", "features_used", "samples", "predicted", "rate",
+                 "tp", "fp", "tn", "fn", "size", "abs"}
+
+
+def _least_value(c: CheckedProgram) -> float | None:
+    """A bound without a solver: the constant of a minimised first level whose terms are
+    non-negative quantities with positive coefficients (a time-out's incumbent then has a
+    bound and a gap of at most 100%); else None."""
+    if c.objective.maximized or not c.objective.levels:
+        return None
+    first = c.objective.levels[0]
+    if all(coef > 0 and q.kind in _NON_NEGATIVE for q, coef in first.terms):
+        return float(first.constant)
+    return None
 
 
 def _budget(opts: SolveOptions) -> float:
