@@ -59,8 +59,11 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_explain(args: argparse.Namespace) -> int:
     from odt.program import compile_file
 
+    from odt.strategies.explain import minimal_conflict
+
     prog = compile_file(args.program)
-    core = prog.explain(backend=args.backend, time_limit=args.time_limit)
+    undecided: list = []
+    core = minimal_conflict(prog, backend=args.backend, time_limit=args.time_limit, undecided=undecided)
     if not core:
         print(f"{args.program}: feasible: the constraints can all hold together")
         return 0
@@ -72,7 +75,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
     for text, span in core:
         where = f"{span.file}:{span.line}: " if span is not None and span.source is not None else ""
         print(f"  {where}{text}")
-    return 1
+    if undecided:
+        print(f"  (not proven minimal: the time limit cut short the tests without {', '.join(undecided)})")
+    return limits.EXIT_CODES.get(limits.stop_reason() or "", 1)
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
