@@ -1,8 +1,8 @@
 """Time limits and interrupts held by the whole process (issue 18, items 4 and 5).
 
 Input: time limits opened as nested scopes (``time_limit``), native solver calls wrapped
-in ``native(stop)``, and the signals SIGINT / SIGTERM once ``install_signal_handlers``
-ran (the CLI does). Output: ``remaining()`` seconds for a solver, ``check()`` and the
+in ``native(stop)``, and the signals SIGINT / SIGTERM inside ``signals()`` (the CLI
+runs its commands there). Output: ``remaining()`` seconds for a solver, ``check()`` and the
 ``Stopped`` exception for Python code past its deadline or interrupted, ``stop_reason()``.
 
 Invariants:
@@ -15,8 +15,9 @@ Invariants:
   1% + 0.2 s) or interrupted gets ``Stopped`` raised at its next bytecode (SIGALRM;
   the main thread only), so long Python loops in lowering, encoding or a third-party
   model builder stop too;
-* one state per process, as signals are per process (the one place this package keeps
-  module state, and why).
+* scopes are per thread (concurrent solves in threads keep their own deadlines); the
+  stop request of a signal is per process, as signals are: the one place this package
+  keeps module state, and why.
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ import select
 import signal
 import threading
 import time
+import weakref
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
@@ -57,14 +59,23 @@ def grace(seconds: float) -> float:
     return 0.01 * seconds + 0.2
 
 
-@dataclass
-class _State:
+@dataclass(eq=False)
+class _Scopes:
+    """One thread's scopes: its deadlines and the native solver it runs."""
+
     deadlines: list[float] = field(default_factory=list)  # perf_counter instants, innermost last
     hard: list[float] = field(default_factory=list)  # the matching hard deadlines
     hooks: list[Callable[[], None]] = field(default_factory=list)  # native solvers to stop, innermost last
-    reason: str | None = None  # a stop requested by a signal
     delivered: bool = False  # the current native solver was told to stop
+    main: bool = False  # the main thread's (SIGALRM and signal handlers run there)
+
+
+@dataclass
+class _State:
+    reason: str | None = None  # a stop requested by a signal (for the whole process)
     lock: threading.RLock = field(default_factory=threading.RLock)
+    threads: "weakref.WeakSet[_Scopes]" = field(default_factory=weakref.WeakSet)
+    local: threading.local = field(default_factory=threading.local)
     wake_w: int | None = None  # the watcher's pipe (also the signal wakeup fd)
     watcher: threading.Thread | None = None
 
@@ -72,11 +83,26 @@ class _State:
 _S = _State()
 
 
+def _mine() -> _Scopes:
+    scopes = getattr(_S.local, "scopes", None)
+    if scopes is None:
+        scopes = _S.local.scopes = _Scopes(main=threading.current_thread() is threading.main_thread())
+        with _S.lock:
+            _S.threads.add(scopes)
+    return scopes
+
+
+def _main_scopes() -> _Scopes | None:
+    with _S.lock:
+        return next((t for t in _S.threads if t.main), None)
+
+
 def remaining() -> float | None:
     """Seconds to the innermost deadline (at least 0), or None without a time limit."""
-    if not _S.deadlines:
+    me = _mine()
+    if not me.deadlines:
         return None
-    return max(0.0, _S.deadlines[-1] - time.perf_counter())
+    return max(0.0, me.deadlines[-1] - time.perf_counter())
 
 
 def budget(limit: float | None) -> float | None:
@@ -93,7 +119,8 @@ def stop_reason() -> str | None:
 
 
 def expired() -> bool:
-    return _S.reason is not None or (bool(_S.deadlines) and time.perf_counter() >= _S.deadlines[-1])
+    me = _mine()
+    return _S.reason is not None or (bool(me.deadlines) and time.perf_counter() >= me.deadlines[-1])
 
 
 def check() -> None:
@@ -101,7 +128,8 @@ def check() -> None:
     in long loops: cheaper and earlier than the hard stop)."""
     if _S.reason is not None:
         raise Stopped(_S.reason)
-    if _S.deadlines and time.perf_counter() >= _S.deadlines[-1]:
+    me = _mine()
+    if me.deadlines and time.perf_counter() >= me.deadlines[-1]:
         raise Stopped(TIME_LIMIT)
 
 
@@ -113,36 +141,34 @@ def time_limit(seconds: float | None) -> Iterator[None]:
     if seconds is None:
         yield
         return
+    me = _mine()
     now = time.perf_counter()
     seconds = max(0.0, seconds)
     end, hard = now + seconds - reserve(seconds), now + seconds + grace(seconds)
-    if _S.deadlines:
-        end, hard = min(end, _S.deadlines[-1]), min(hard, _S.hard[-1])
+    if me.deadlines:
+        end, hard = min(end, me.deadlines[-1]), min(hard, me.hard[-1])
     with _S.lock:
-        _S.deadlines.append(end)
-        _S.hard.append(hard)
+        me.deadlines.append(end)
+        me.hard.append(hard)
+    _ensure_watcher()
     _arm()
     try:
         yield
     finally:
         with _S.lock:
-            _S.deadlines.pop()
-            _S.hard.pop()
+            me.deadlines.pop()
+            me.hard.pop()
         _arm()
-
-
-def _hard_deadline() -> float | None:
-    """The instant past which the innermost deadline is enforced from outside."""
-    return _S.hard[-1] if _S.hard else None
 
 
 @contextmanager
 def native(stop: Callable[[], None]) -> Iterator[None]:
     """Run a native solver call that ``stop`` (thread-safe, idempotent) ends early; a stop
     already requested is passed on at once."""
+    me = _mine()
     with _S.lock:
-        _S.hooks.append(stop)
-        _S.delivered = False
+        me.hooks.append(stop)
+        me.delivered = False
         pending = _S.reason is not None
     _ensure_watcher()
     if pending:
@@ -152,44 +178,42 @@ def native(stop: Callable[[], None]) -> Iterator[None]:
         yield
     finally:
         with _S.lock:
-            _S.hooks.pop()
+            me.hooks.pop()
 
 
-def _deliver(reason: str | None) -> bool:
-    """Tell the running native solver to stop; True if there was one."""
+def _deliver(scopes: _Scopes) -> None:
+    """Tell the native solver ``scopes`` runs to stop (if any)."""
     with _S.lock:
-        if reason is not None and _S.reason is None:
-            _S.reason = reason
-        hook = _S.hooks[-1] if _S.hooks else None
-        if hook is not None:
-            _S.delivered = True
-    if hook is not None:
-        try:
-            hook()
-        except Exception:  # noqa: BLE001 - a solver that cannot be stopped runs to its own limit
-            pass
-    return hook is not None
+        hook = scopes.hooks[-1] if scopes.hooks else None
+        if hook is None or scopes.delivered:
+            return
+        scopes.delivered = True
+    try:
+        hook()
+    except Exception:  # noqa: BLE001 - a solver that cannot be stopped runs to its own limit
+        pass
 
 
 def _on_signal(signum: int, frame) -> None:
     """The Python-level handler (main thread, between bytecodes)."""
-    reason = _REASON_OF_SIGNAL.get(signum, TIME_LIMIT)
+    me = _mine()
     if signum == signal.SIGALRM:
-        hard = _hard_deadline()
+        hard = me.hard[-1] if me.hard else None
         if hard is None or time.perf_counter() < hard - 1e-3:  # a stale alarm of a closed scope
             _arm()
             return
-        reason = None  # the time limit is not a stop reason for the scopes around
-    with _S.lock:
-        native_running = bool(_S.hooks)
-        already = _S.delivered
-        if reason is not None and _S.reason is None:
-            _S.reason = reason
-    if native_running:  # inside a solver callback, or the solver was told already
-        if not already:
-            _deliver(reason)
+        reason = TIME_LIMIT  # not a stop reason for the scopes around: only this one ends
+    else:
+        reason = _REASON_OF_SIGNAL.get(signal.Signals(signum), INTERRUPT)
+        with _S.lock:
+            _S.reason = _S.reason or reason
+        for t in list(_S.threads):  # solvers in other threads stop too
+            if not t.main:
+                _deliver(t)
+    if me.hooks:  # inside a solver callback, or the solver was told already: never raise there
+        _deliver(me)
         return
-    raise Stopped(reason or TIME_LIMIT)
+    raise Stopped(reason)
 
 
 def _arm() -> None:
@@ -197,12 +221,14 @@ def _arm() -> None:
     _wake()
     if threading.current_thread() is not threading.main_thread():
         return
-    hard = _hard_deadline()
+    me = _mine()
+    hard = me.hard[-1] if me.hard else None
     if hard is not None and hard <= time.perf_counter():
         hard = None  # code that runs on past a hard deadline is wrapping up: checks, no alarm
     try:
         if hard is None:
-            signal.setitimer(signal.ITIMER_REAL, 0)
+            if signal.getsignal(signal.SIGALRM) is _on_signal:
+                signal.setitimer(signal.ITIMER_REAL, 0)
             return
         if signal.getsignal(signal.SIGALRM) not in (_on_signal, signal.SIG_DFL, None):
             return  # the embedding program uses SIGALRM itself: rely on cooperative checks
@@ -216,7 +242,7 @@ def _wake() -> None:
     if _S.wake_w is not None:
         try:
             os.write(_S.wake_w, b"\0")
-        except (BlockingIOError, OSError):
+        except OSError:  # a full pipe wakes the watcher anyway
             pass
 
 
@@ -236,11 +262,13 @@ def _ensure_watcher() -> None:
 
 def _watch(r: int) -> None:
     while True:
-        hard = _hard_deadline()
         now = time.perf_counter()
-        idle = hard is None or now >= hard and (_S.delivered or not _S.hooks)
-        ready, _, _ = select.select([r], [], [], None if idle else max(0.0, hard - now))
-        reason = None
+        with _S.lock:
+            threads = list(_S.threads)
+        pending = [t.hard[-1] for t in threads if t.hard and t.hooks and not t.delivered]
+        waiting = [h for t in threads if t.hard for h in [t.hard[-1]] if h > now]
+        timeout = min(pending + waiting, default=None)
+        ready, _, _ = select.select([r], [], [], None if timeout is None else max(0.0, timeout - now))
         if ready:
             try:
                 data = os.read(r, 512)
@@ -248,30 +276,35 @@ def _watch(r: int) -> None:
                 data = b""
             for b in data:
                 if b in _REASON_OF_SIGNAL.keys():
-                    reason = _REASON_OF_SIGNAL[signal.Signals(b)]
-        if reason is not None:
-            with _S.lock:
-                if _S.reason is None:
-                    _S.reason = reason
-        hard = _hard_deadline()
-        late = hard is not None and time.perf_counter() >= hard
-        if (late or _S.reason is not None) and _S.hooks and not _S.delivered:
-            _deliver(reason)
+                    with _S.lock:
+                        _S.reason = _S.reason or _REASON_OF_SIGNAL[signal.Signals(b)]
+        now = time.perf_counter()
+        for t in threads:
+            if _S.reason is not None or t.hard and now >= t.hard[-1]:
+                _deliver(t)
 
 
-def install_signal_handlers() -> None:
+@contextmanager
+def signals() -> Iterator[None]:
     """SIGINT and SIGTERM ask the running solve to stop and keep its incumbent (the CLI
-    calls this once). The wakeup pipe lets the watcher stop a native solver at once."""
+    runs each command inside this); the wakeup pipe lets the watcher stop a native solver
+    at once. The previous handlers are restored, and the stop request forgotten, on exit."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
     _ensure_watcher()
-    signal.signal(signal.SIGINT, _on_signal)
-    signal.signal(signal.SIGTERM, _on_signal)
     assert _S.wake_w is not None
-    signal.set_wakeup_fd(_S.wake_w, warn_on_full_buffer=False)
-
-
-def reset() -> None:
-    """Forget a stop request (a new solve in the same process, e.g. in tests)."""
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     with _S.lock:
         _S.reason = None
-        _S.delivered = False
-
+    old_fd = signal.set_wakeup_fd(_S.wake_w, warn_on_full_buffer=False)
+    for s in before:
+        signal.signal(s, _on_signal)
+    try:
+        yield
+    finally:
+        for s, h in before.items():
+            signal.signal(s, h if h is not None else signal.SIG_DFL)
+        signal.set_wakeup_fd(old_fd)
+        with _S.lock:
+            _S.reason = None

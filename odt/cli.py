@@ -1,7 +1,10 @@
 """``odtc``: the command-line driver (thin: every command is a call into the façade).
 
 Exit codes: 0 ok, 1 user error (syntax, names, types, data, infeasible, unsupported),
-2 internal error. User errors print a rendered diagnostic, never a Python traceback.
+2 internal error, 130 SIGINT, 143 SIGTERM (the incumbent is printed and written first).
+User errors print a rendered diagnostic, never a Python traceback. ``--time-limit`` counts
+from the process's start (``compiler.limits``); outputs are written atomically
+(``odt.outputs.write_atomic``).
 """
 from __future__ import annotations
 
@@ -11,7 +14,6 @@ import io
 import json
 import os
 import sys
-import threading
 import traceback
 from pathlib import Path
 
@@ -281,10 +283,13 @@ def _process_age() -> float:
 
 def main(argv: list[str] | None = None, age: float = 0.0) -> int:
     """Run one command; ``age``: seconds the process ran before (they count against
-    ``--time-limit``)."""
+    ``--time-limit``). SIGINT / SIGTERM stop the solver and keep its incumbent."""
     args = build_parser().parse_args(argv)
-    if threading.current_thread() is threading.main_thread():
-        limits.install_signal_handlers()  # SIGINT / SIGTERM stop the solver and keep its incumbent
+    with limits.signals():
+        return _run(args, age)
+
+
+def _run(args: argparse.Namespace, age: float) -> int:
     limit = getattr(args, "time_limit", None)
     try:
         # the limit is the whole process's: the interpreter's start and imports, loading, solving

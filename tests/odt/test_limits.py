@@ -135,3 +135,23 @@ def test_write_atomic_leaves_no_temporary_file(tmp_path):
     with pytest.raises(OSError):
         write_atomic(tmp_path, "a folder")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]
+
+
+def test_threads_keep_their_own_deadlines():
+    seen = {}
+
+    def worker(name: str, seconds: float) -> None:
+        with limits.time_limit(seconds):
+            time.sleep(0.05)
+            seen[name] = limits.remaining()
+
+    import threading
+
+    threads = [threading.Thread(target=worker, args=(n, s)) for n, s in (("short", 1.0), ("long", 100.0))]
+    with limits.time_limit(5):
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert 4 < limits.remaining() <= 5  # the main thread's scope is its own
+    assert seen["short"] < 1 and seen["long"] > 50
