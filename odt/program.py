@@ -194,7 +194,8 @@ class Program:
         solver then searches only for strictly better trees, and if there are none, the
         warm start is the proven optimum."""
         if getattr(self.checked.skeleton, "depth_range", None) is not None:  # S3: trees and BDDs
-            return solve_depth_range(self, backend, time_limit, threads, seed, verbose, progress, warm_start)
+            return solve_depth_range(self, backend, time_limit, threads, seed, verbose, progress, warm_start,
+                                     memory_limit)
         req = self.checked.solve
         self._check_strategy()
         if req.strategy == "incremental":

@@ -155,3 +155,12 @@ def test_threads_keep_their_own_deadlines():
             t.join()
         assert 4 < limits.remaining() <= 5  # the main thread's scope is its own
     assert seen["short"] < 1 and seen["long"] > 50
+
+
+def test_an_encoding_over_the_memory_budget_is_refused_before_it_is_built(tmp_path):
+    prog = _program(tmp_path, HARD["cp"])
+    started = time.perf_counter()
+    run = subprocess.run([str(ODTC), "solve", str(prog), "--backend", "cp", "--memory-limit", "100M"],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 1 and "memory budget" in run.stderr, run.stderr
+    assert time.perf_counter() - started < 30  # refused from the estimate, not after building
