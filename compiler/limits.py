@@ -68,6 +68,7 @@ class _Scopes:
     hooks: list[Callable[[], None]] = field(default_factory=list)  # native solvers to stop, innermost last
     delivered: bool = False  # the current native solver was told to stop
     main: bool = False  # the main thread's (SIGALRM and signal handlers run there)
+    shield: int = 0  # inside ``shielded``: the result is being made or written, nothing is raised
 
 
 @dataclass
@@ -181,6 +182,19 @@ def native(stop: Callable[[], None]) -> Iterator[None]:
             me.hooks.pop()
 
 
+@contextmanager
+def shielded() -> Iterator[None]:
+    """Code that makes or writes a result (decoding, re-verifying, printing, writing files):
+    neither the hard deadline nor a signal raises into it (a signal's stop request stays,
+    for the exit code), so a result found is never lost to its own wrap-up."""
+    me = _mine()
+    me.shield += 1
+    try:
+        yield
+    finally:
+        me.shield -= 1
+
+
 def _deliver(scopes: _Scopes) -> None:
     """Tell the native solver ``scopes`` runs to stop (if any)."""
     with _S.lock:
@@ -212,6 +226,8 @@ def _on_signal(signum: int, frame) -> None:
                 _deliver(t)
     if me.hooks:  # inside a solver callback, or the solver was told already: never raise there
         _deliver(me)
+        return
+    if me.shield:  # a result is being made or written
         return
     raise Stopped(reason)
 
@@ -308,3 +324,15 @@ def signals() -> Iterator[None]:
         signal.set_wakeup_fd(old_fd)
         with _S.lock:
             _S.reason = None
+
+
+def shield(fn: Callable) -> Callable:
+    """``fn`` runs ``shielded`` (a decorator for functions that make a result)."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with shielded():
+            return fn(*args, **kwargs)
+
+    return wrapper

@@ -100,6 +100,11 @@ def _solve(prog, args: argparse.Namespace) -> int:
     result = prog.solve(backend=args.backend, time_limit=args.time_limit, threads=args.threads,
                         seed=args.seed, verbose=args.verbose,
                         progress=_progress_printer(args.quiet or args.json), memory_limit=args.memory_limit)
+    with limits.shielded():  # past the deadline or after a signal, the result is still printed and written
+        return _report(result, args)
+
+
+def _report(result, args: argparse.Namespace) -> int:
     if args.output and result.classifier is not None:
         write_atomic(args.output, json.dumps(result.classifier.to_json(), indent=2) + "\n")
     if args.json:

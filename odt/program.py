@@ -178,7 +178,8 @@ class Program:
                 result = self._solve(backend, limit, threads, seed, verbose, progress, warm_start,
                                      memory_limit, held)
             except limits.Stopped as stop:
-                result = held.result(self, stop.reason)
+                with limits.shielded():
+                    result = held.result(self, stop.reason)
         if limits.stop_reason() is not None and result.status != "optimal":
             result = dataclasses.replace(result, status="interrupted")
         return result
@@ -276,6 +277,7 @@ class Program:
         program is feasible (``explain.minimal_conflict``)."""
         return minimal_conflict(self, backend, time_limit)
 
+    @limits.shield
     def _result(self, backend: str, res: BackendResult, low: Lowered | None,
                 tree: Classifier | None = None) -> SolveResult:
         maximized = self.checked.objective.maximized
@@ -353,7 +355,9 @@ class _Held:
         if self.warm is not None and self.backend is not None:
             kept = BackendResult(Status.FEASIBLE, None, (self.warm[1],), self.floor, seconds,
                                  log + "; the warm start is the incumbent")
-            return program._result(self.backend, kept, None, self.warm[0])
+            # (dp's own results carry its scaled errors; this one is re-evaluated like a warm start)
+            label = self.backend if not _is_program_backend(self.backend) else f"{self.backend} (stopped)"
+            return program._result(label, kept, None, self.warm[0])
         sign = -1.0 if program.checked.objective.maximized else 1.0
         return SolveResult(Status.UNKNOWN.value, None, None, (), _f(self.floor, sign), None,
                            self.backend or "auto", seconds, None, False, (), None, log)
