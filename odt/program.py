@@ -195,6 +195,7 @@ class Program:
         solver then searches only for strictly better trees, and if there are none, the
         warm start is the proven optimum."""
         if getattr(self.checked.skeleton, "depth_range", None) is not None:  # S3: trees and BDDs
+            held.floor = _depth_floor(self.checked)  # a stop before any depth is refuted
             return solve_depth_range(self, backend, time_limit, threads, seed, verbose, progress, warm_start,
                                      memory_limit)
         req = self.checked.solve
@@ -378,6 +379,14 @@ def _least_value(c: CheckedProgram) -> float | None:
     if all(coef > 0 and q.kind in _NON_NEGATIVE for q, coef in first.terms):
         return float(first.constant)
     return None
+
+
+def _depth_floor(c: CheckedProgram) -> Fraction | None:
+    """The value of a depth range's first objective level at its lowest depth."""
+    first = c.objective.levels[0]
+    if [q.kind for q, _ in first.terms] != ["depth"]:
+        return None
+    return first.terms[0][1] * c.skeleton.depth_range[0] + first.constant  # type: ignore[union-attr]
 
 
 def _budget(opts: SolveOptions) -> float:
