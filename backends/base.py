@@ -46,9 +46,9 @@ class Progress:
     def gap(self) -> float | None:
         if self.incumbent is None or self.bound is None:
             return None
-        if self.incumbent == 0:
+        if self.incumbent == 0 or self.bound >= self.incumbent:
             return 0.0
-        return float((self.incumbent - self.bound) / abs(self.incumbent))
+        return min(1.0, float((self.incumbent - self.bound) / abs(self.incumbent)))  # never over 100%
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ def depth_program(c: CheckedProgram, k: int) -> CheckedProgram:
 
 
 def solve_depth_range(program: "Program", backend, time_limit, threads, seed, verbose, progress,
-                      warm_start) -> SolveResult:
+                      warm_start, memory_limit=None) -> SolveResult:
     """S3, Avellaneda's DT_depth / DT_size: ``tree(depth in a..b)`` with an objective
     whose first level is ``depth``. Depths a, a+1, ... are tried in turn, each as the
     program with ``depth <= k`` and the remaining objective levels, until one is
@@ -61,7 +61,7 @@ def solve_depth_range(program: "Program", backend, time_limit, threads, seed, ve
             break
         sub = type(program)(depth_program(c, k))
         try:
-            res = sub.solve(backend, remaining, threads, seed, verbose, progress, warm_start)
+            res = sub.solve(backend, remaining, threads, seed, verbose, progress, warm_start, memory_limit)
         except InfeasibleProgram:
             continue
         if res.classifier is None:  # stopped without a tree: depth k is undecided
