@@ -111,7 +111,7 @@ class DpBackend(Backend):
 
     def _solve_constrained(self, problem: TreeSearch, options: SolveOptions) -> tuple[Tree, BackendResult]:
         """STreeD-style DP (``streed/``) for a program outside ConTree's fragment."""
-        from .streed import optimal_constrained_tree
+        from .streed import optimal_constrained_tree, optimal_front_tree
 
         clock = Stopwatch()
         on_progress = options.on_progress
@@ -120,7 +120,8 @@ class DpBackend(Backend):
             if on_progress is not None:
                 on_progress(Progress(elapsed, incumbent, bound, note))
 
-        res = optimal_constrained_tree(problem, options.time_limit, report)
+        engine = optimal_front_tree if problem.fronts else optimal_constrained_tree
+        res = engine(problem, options.time_limit, report)
         status = {"optimal": Status.OPTIMAL, "feasible": Status.FEASIBLE, "infeasible": Status.INFEASIBLE,
                   "unknown": Status.UNKNOWN}[res.status]
         log = f"{'Pareto-front DP' if problem.fronts else 'STreeD-style DP'}: {res.stats}"

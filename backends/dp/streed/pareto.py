@@ -40,6 +40,7 @@ from odt.compiler.search import GlobalConstraint, TreeSearch
 
 from .binarize import binarize
 from .branch import ingredients
+from .root import StreedResult, _tree
 from .fronts import MASK_EXACT, MASK_IGNORE, MASK_SUBSET, nondominated
 from .solve import Search, Timeout
 
@@ -462,8 +463,6 @@ def optimal_front_tree(problem: TreeSearch, time_limit: float | None = None,
     >>> r = optimal_front_tree(p); (r.status, r.errors, r.nodes)
     ('optimal', Fraction(0, 1), 1)
     """
-    from .root import StreedResult, _tree
-
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
     search = FrontSearch(problem, None)

@@ -57,10 +57,6 @@ def optimal_constrained_tree(problem: TreeSearch, time_limit: float | None = Non
     >>> r = optimal_constrained_tree(p); (r.status, r.errors, r.nodes)
     ('optimal', Fraction(1, 1), 1)
     """
-    if problem.fronts:  # global constraints: the Pareto-front engine (issue 14)
-        from .pareto import optimal_front_tree
-
-        return optimal_front_tree(problem, time_limit, on_progress)
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
     cand = binarize(problem.X, problem.dims)
