@@ -63,6 +63,52 @@ def _sweep(order, E, O, mask, mode):  # pragma: no cover - compiled
     return keep[:n_keep]
 
 
+@njit(cache=True, nogil=True)
+def _pairs(LV, RV, node, cap_lo, cap_hi, count_only, out_a, out_b):  # pragma: no cover - compiled
+    """Pairs (i, j) with LV[i] + RV[j] + node within [cap_lo, cap_hi] on every component;
+    RV is sorted by its first column, so a row of LV stops at the first j beyond cap_hi[0]."""
+    nl, K = LV.shape
+    nr = RV.shape[0]
+    n = 0
+    for i in range(nl):
+        base0 = LV[i, 0] + node[0]
+        for j in range(nr):
+            if base0 + RV[j, 0] > cap_hi[0]:
+                break
+            ok = True
+            for k in range(K):
+                v = LV[i, k] + RV[j, k] + node[k]
+                if v > cap_hi[k] or v < cap_lo[k]:
+                    ok = False
+                    break
+            if ok:
+                if not count_only:
+                    out_a[n] = i
+                    out_b[n] = j
+                n += 1
+    return n
+
+
+def pairs(LV: np.ndarray, RV: np.ndarray, node: np.ndarray, cap_lo: np.ndarray,
+          cap_hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Indices (a, b) of the pairs of a left and a right front whose sum (plus ``node``)
+    lies within the caps on every component, without forming the other pairs.
+
+    >>> a, b = pairs(np.array([[1], [5]]), np.array([[0], [2]]), np.array([0]), np.array([0]), np.array([3]))
+    >>> list(zip(a.tolist(), b.tolist()))
+    [(0, 0), (0, 1)]
+    """
+    order = np.argsort(RV[:, 0], kind="stable")
+    RVs = np.ascontiguousarray(RV[order])
+    LVc = np.ascontiguousarray(LV)
+    empty = np.zeros(0, dtype=np.int64)
+    n = _pairs(LVc, RVs, node, cap_lo, cap_hi, True, empty, empty)
+    a = np.empty(n, dtype=np.int64)
+    b = np.empty(n, dtype=np.int64)
+    _pairs(LVc, RVs, node, cap_lo, cap_hi, False, a, b)
+    return a, order[b]
+
+
 def _popcount(mask: np.ndarray) -> np.ndarray:
     m = mask.astype(np.uint64)
     out = np.zeros(m.shape[0], dtype=np.int64)
@@ -90,4 +136,4 @@ def nondominated(E: np.ndarray, O: np.ndarray, mask: np.ndarray, mode: int) -> n
                   np.ascontiguousarray(mask), mode)
 
 
-__all__ = ["AVAILABLE", "MASK_EXACT", "MASK_IGNORE", "MASK_SUBSET", "nondominated"]
+__all__ = ["AVAILABLE", "MASK_EXACT", "MASK_IGNORE", "MASK_SUBSET", "nondominated", "pairs"]

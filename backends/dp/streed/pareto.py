@@ -41,7 +41,7 @@ from odt.compiler.search import GlobalConstraint, TreeSearch
 from .binarize import binarize
 from .branch import ingredients
 from .root import StreedResult, _tree
-from .fronts import MASK_EXACT, MASK_IGNORE, MASK_SUBSET, nondominated
+from .fronts import MASK_EXACT, MASK_IGNORE, MASK_SUBSET, nondominated, pairs
 from .solve import Search, Timeout
 
 BIG = 1 << 61  # "unbounded" for the rest bounds (every |value| stays below 2**60)
@@ -315,6 +315,24 @@ class FrontSearch:
             ok &= least[:, 0] <= self.ub
         return fr if ok.all() else fr.take(np.flatnonzero(ok))
 
+    def _caps(self, cnt: np.ndarray, root: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Per component, the range a vector of the subproblem must lie in to survive
+        ``_prune`` (before the column counts, which ``_prune`` adds afterwards)."""
+        comp = self.comp
+        lo, hi = self._rest(cnt, root)
+        fu_lo = np.where(comp.fu >= 0, 0, comp.fu * self.ncols)
+        fu_hi = np.where(comp.fu >= 0, comp.fu * self.ncols, 0)
+        cap_hi = np.full(self.K, BIG, dtype=np.int64)
+        cap_lo = np.full(self.K, -BIG, dtype=np.int64)
+        for k, sense in enumerate(comp.sense):
+            if sense in ("<=", "=="):
+                cap_hi[k] = min(BIG, -lo[k] - fu_lo[k] - comp.const[k])
+            if sense == "==":
+                cap_lo[k] = max(-BIG, -hi[k] - fu_hi[k] - comp.const[k])
+        if self.ub is not None:
+            cap_hi[0] = min(cap_hi[0], self.ub - lo[0] - comp.const[0])
+        return cap_lo, cap_hi
+
     def _filter(self, fr: Front) -> Front:
         if len(fr) <= 1:
             return fr
@@ -383,6 +401,7 @@ class FrontSearch:
         n_w = int(cnt.sum())
         out: list[Front] = []
         seen: set[bytes] = set()
+        caps = None
         for f in np.flatnonzero(ok):
             col = BS[:, f]
             if self.dedupe:
@@ -397,11 +416,15 @@ class FrontSearch:
             R = self.solve(S[col], d - 1, child)
             if not len(R):
                 continue
-            nl, nr = len(L), len(R)
-            V = (L.V[:, None, :] + R.V[None, :, :]).reshape(-1, self.K) + self._node(int(f), n_w)
-            mask = (L.mask[:, None] | R.mask[None, :]).reshape(-1) | self.bits[f]
-            fr = Front(V, mask, np.full(nl * nr, f, dtype=np.int64), np.repeat(np.arange(nl), nr),
-                       np.tile(np.arange(nr), nl))
+            node = self._node(int(f), n_w)
+            if caps is None:
+                caps = self._caps(cnt, root)
+            a, b = pairs(L.V, R.V, node, *caps)
+            if not a.size:
+                continue
+            V = L.V[a] + R.V[b] + node
+            mask = L.mask[a] | R.mask[b] | self.bits[f]
+            fr = Front(V, mask, np.full(a.shape[0], f, dtype=np.int64), a, b)
             fr = self._filter(self._prune(fr, cnt, root))
             if len(fr):
                 out.append(fr)
