@@ -276,7 +276,9 @@ class FrontSearch:
         self.cache: dict[tuple, Front] = {}
         self.calls = 0
         self.max_front = 0
-        self.ub: int | None = None  # incumbent of the first level, scaled
+        #: without uses formulas and column counts, a vector surviving the prune at the root is feasible
+        self.root_exact = not problem.uses and not comp.fu.any()
+        self.ub: int | None = None  # incumbent of the first level, scaled, its constant included
 
     # ------------------------------------------------------------------ bounds
     def _rest(self, cnt: np.ndarray, root: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -428,6 +430,11 @@ class FrontSearch:
             fr = self._filter(self._prune(fr, cnt, root))
             if len(fr):
                 out.append(fr)
+                if root and self.root_exact:  # the prune at the root is exact: each vector is a feasible tree
+                    best = int(fr.V[:, 0].min()) + int(self.comp.const[0])
+                    if self.ub is None or best < self.ub:
+                        self.ub = best
+                        caps = None
         return out
 
     # ------------------------------------------------------------------ root and decoding
@@ -516,7 +523,7 @@ def optimal_front_tree(problem: TreeSearch, time_limit: float | None = None,
             search.deadline = deadline
             if got is not None and (best is None or got[0] < best[0]):
                 best = got
-                search.ub = best[0][0] - int(comp.const[0])
+                search.ub = best[0][0]
                 if on_progress is not None and d < problem.depth:
                     on_progress(time.perf_counter() - start, Fraction(best[0][0]) / comp.scale[0], bound0, note())
     except Timeout:
