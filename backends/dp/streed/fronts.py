@@ -12,7 +12,8 @@ better: ``features_used`` bounded from above) or exactly (``uses`` formulas).
 ``nondominated`` sorts by the exact columns, then by the sum of the ordered ones, then by
 the size of the mask, and sweeps each group of equal exact columns once: a vector is kept
 when no vector kept before it in its group is at most it everywhere. Equal vectors keep the
-first. Compiled with numba when it imports (``kernels.AVAILABLE``).
+first. Compiled with numba when it imports (``kernels.AVAILABLE``) and the front is large;
+small fronts stay on numpy (the compiled kernels cost a one-time load per process).
 """
 from __future__ import annotations
 
@@ -21,6 +22,9 @@ import numpy as np
 from .kernels import AVAILABLE, njit
 
 MASK_IGNORE, MASK_SUBSET, MASK_EXACT = 0, 1, 2
+#: below these sizes numpy does the work: the compiled kernels cost a one-time load per process
+SMALL_FRONT = 200
+SMALL_PAIRS = 40_000
 
 
 @njit(cache=True, nogil=True)
@@ -98,6 +102,11 @@ def pairs(LV: np.ndarray, RV: np.ndarray, node: np.ndarray, cap_lo: np.ndarray,
     >>> list(zip(a.tolist(), b.tolist()))
     [(0, 0), (0, 1)]
     """
+    if not AVAILABLE or LV.shape[0] * RV.shape[0] <= SMALL_PAIRS:  # numpy: no compiled code to load
+        V = LV[:, None, :] + RV[None, :, :] + node
+        ok = ((V <= cap_hi) & (V >= cap_lo)).all(axis=2)
+        a, b = np.nonzero(ok)
+        return a.astype(np.int64), b.astype(np.int64)
     order = np.argsort(RV[:, 0], kind="stable")
     RVs = np.ascontiguousarray(RV[order])
     LVc = np.ascontiguousarray(LV)
@@ -132,6 +141,19 @@ def nondominated(E: np.ndarray, O: np.ndarray, mask: np.ndarray, mode: int) -> n
     keys = [_popcount(mask) if mode != MASK_IGNORE else np.zeros(F, dtype=np.int64), O.sum(axis=1)]
     keys += [E[:, c] for c in range(E.shape[1] - 1, -1, -1)]
     order = np.lexsort(keys)
+    if O.shape[1] == 1 and mode == MASK_IGNORE:  # one ordered column: the first of each exact group
+        new = np.ones(F, dtype=bool)
+        Es = E[order]
+        new[1:] = (Es[1:] != Es[:-1]).any(axis=1) if E.shape[1] else False
+        return order[new]
+    if not AVAILABLE or F <= SMALL_FRONT:  # numpy, pairwise (dominance is transitive: any earlier dominator will do)
+        Os, Es, Ms = O[order], E[order], mask[order]
+        dom = (Os[:, None, :] <= Os[None, :, :]).all(axis=2) & (Es[:, None, :] == Es[None, :, :]).all(axis=2)
+        if mode == MASK_SUBSET:
+            dom &= (Ms[:, None] & ~Ms[None, :]) == 0
+        elif mode == MASK_EXACT:
+            dom &= Ms[:, None] == Ms[None, :]
+        return order[~np.triu(dom, 1).any(axis=0)]
     return _sweep(np.ascontiguousarray(order), np.ascontiguousarray(E), np.ascontiguousarray(O),
                   np.ascontiguousarray(mask), mode)
 

@@ -92,10 +92,10 @@ def _lcm(values) -> int:
 def integer_weights(w: np.ndarray) -> tuple[np.ndarray, Fraction]:
     """Row weights as integers and the factor ``s`` they were multiplied by (exact: each
     weight is the rational the checker reads, denominators up to 10**9)."""
-    fr = {float(x): Fraction(float(x)).limit_denominator(10**9) for x in np.unique(w)}
-    s = _lcm(fr.values())
-    out = np.array([int(fr[float(x)] * s) for x in w], dtype=np.int64)
-    return out, Fraction(s)
+    uniq, inverse = np.unique(w, return_inverse=True)
+    fr = [Fraction(float(x)).limit_denominator(10**9) for x in uniq]
+    s = _lcm(fr)
+    return np.array([int(f * s) for f in fr], dtype=np.int64)[inverse.reshape(-1)], Fraction(s)
 
 
 def _leaf_matrix(term, types: list[tuple[int, tuple[bool, ...]]], C: int) -> np.ndarray:
@@ -228,12 +228,14 @@ class FrontSearch:
         n = problem.X.shape[0]
         self.wint, s = integer_weights(problem.weights)
         self.s = s
-        total_w = sum((Fraction(float(x)).limit_denominator(10**9) for x in problem.weights), Fraction(0))
-        keys = [(int(problem.y[r]),) + tuple(bool(g[r]) for g in problem.groups) for r in range(n)]
-        uniq = sorted(set(keys))
-        index = {k: i for i, k in enumerate(uniq)}
-        self.type_of = np.array([index[k] for k in keys], dtype=np.int64)
-        type_keys = [(k[0], k[1:]) for k in uniq]
+        total_w = Fraction(int(self.wint.sum())) / s
+        code = problem.y.astype(np.int64) * (1 << len(problem.groups))
+        for i, g in enumerate(problem.groups):
+            code = code + (np.asarray(g, dtype=np.int64) << i)
+        uniq, inverse = np.unique(code, return_inverse=True)
+        self.type_of = inverse.reshape(-1).astype(np.int64)
+        type_keys = [(int(k) >> len(problem.groups), tuple(bool(int(k) >> i & 1) for i in range(len(problem.groups))))
+                     for k in uniq]
         self.T = len(uniq)
         self.Wt = np.zeros((n, self.T))
         self.Wt[np.arange(n), self.type_of] = self.wint
