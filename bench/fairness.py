@@ -88,6 +88,8 @@ def worker(spec: dict) -> dict:
     t = time.perf_counter()
     res = prog.solve(backend="dp" if spec["solver"] == "odt" else "cp", time_limit=spec["time_limit"])
     elapsed = time.perf_counter() - t
+    if res.classifier is None:
+        return {"time": elapsed, "errors": None, "status": res.status, "front": "-"}
     assert res.verified
     log = res.log or ""
     front = log.split("'max_front': ")[1].split(",")[0] if "'max_front': " in log else "-"
@@ -148,7 +150,7 @@ def main() -> int:
         cp_ratio = cp["time"] / dp["time"] if cp and dp else None
         cp_cell = "-" if cp is None and not (depth == 2 or fset == "example") else (
             "fail" if cp is None else f"{cp['time']:.2f}" + ("" if cp["status"] == "optimal" else " (limit)"))
-        errs = " / ".join("-" if r is None else str(r["errors"]) for r in (ps, dp, cp))
+        errs = " / ".join("-" if r is None or r["errors"] is None else str(r["errors"]) for r in (ps, dp, cp))
         ps_cell = "fail" if ps is None else f"{ps['time']:.2f}"
         dp_cell = "fail" if dp is None else f"{dp['time']:.2f}" + ("" if dp["status"] == "optimal" else " (limit)")
         ratio_cell = "-" if ratio is None else f"{ratio:.2f}"
