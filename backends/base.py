@@ -41,6 +41,8 @@ class Progress:
     elapsed: float
     incumbent: Fraction | None
     bound: Fraction | None
+    #: what the engine wants users to see, e.g. the dp front engine's largest front
+    note: str = ""
 
     @property
     def gap(self) -> float | None:

@@ -30,7 +30,8 @@ def _progress_printer(quiet: bool):
         inc = "-" if p.incumbent is None else f"{float(p.incumbent):g}"
         bnd = "-" if p.bound is None else f"{float(p.bound):g}"
         gap = "-" if p.gap is None else f"{p.gap:.2%}"
-        print(f"[odtc] {p.elapsed:8.2f}s  incumbent {inc}  bound {bnd}  gap {gap}", file=sys.stderr)
+        note = f"  {p.note}" if getattr(p, "note", "") else ""
+        print(f"[odtc] {p.elapsed:8.2f}s  incumbent {inc}  bound {bnd}  gap {gap}{note}", file=sys.stderr)
 
     return show
 

@@ -46,6 +46,8 @@ def test_auto_picks_a_solver_backend_without_lowering(no_lowering):
     data = _continuous(200, 3)
     assert odt.compile("model tree(depth <= 2)\nminimize errors + 0.1 * nodes", data=data).backend_name() == "dp"
     assert odt.compile("model tree(depth <= 2)\nminimize errors\nsubject to { uses x0 }",
+                       data=data).backend_name() == "dp"
+    assert odt.compile("model tree(depth <= 2)\nminimize errors + features_used",
                        data=data).backend_name() in ("maxsat", "cp")
     assert odt.compile("model tree(depth <= 2) { splits multivariate }\nminimize errors",
                        data=data).backend_name() == "milp"
@@ -62,7 +64,7 @@ def test_check_reports_the_routed_backend_and_an_estimate_without_lowering(no_lo
     assert cli.main(["check", str(prog)]) == 0
     out = capsys.readouterr().out
     assert "backend     dp (auto chose it)" in out
-    prog.write_text('data "d.csv" { target class }\nmodel tree(depth <= 2)\nminimize errors\nsubject to { uses x0 }\n')
+    prog.write_text('data "d.csv" { target class }\nmodel tree(depth <= 2)\nminimize errors + features_used\n')
     assert cli.main(["check", str(prog)]) == 0
     out = capsys.readouterr().out
     assert "paths encoding, estimated ~" in out and "clauses" in out
