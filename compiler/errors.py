@@ -95,3 +95,36 @@ def did_you_mean(name: str, candidates: Iterable[str], what: str = "") -> str | 
         return None
     shown = ", ".join(pool[:8]) + (", ..." if len(pool) > 8 else "")
     return f"known {what + ' ' if what else ''}names: {shown}"
+
+
+class Collector:
+    """Diagnostics gathered by the checker's passes, raised together once (house style 8).
+
+    The error class raised is that of the first problem found, so a program whose only
+    problems are data problems still raises ``OdtDataError``.
+
+    >>> errs = Collector()
+    >>> errs.add(OdtNameError, "unknown quantity 'erors'", None)
+    >>> errs.add(OdtTypeError, "a product of two quantities is not linear", None)
+    >>> try:
+    ...     errs.raise_if_any()
+    ... except OdtNameError as exc:
+    ...     print(len(exc.diagnostics))
+    2
+    """
+
+    def __init__(self) -> None:
+        self.diagnostics: list[Diagnostic] = []
+        self.first_kind: type[OdtError] | None = None
+
+    def add(self, kind: type[OdtError], message: str, span: Span | None, hint: str | None = None) -> None:
+        self.diagnostics.append(Diagnostic(message, span, hint))
+        self.first_kind = self.first_kind or kind
+
+    def absorb(self, exc: OdtError) -> None:
+        self.diagnostics.extend(exc.diagnostics)
+        self.first_kind = self.first_kind or type(exc)
+
+    def raise_if_any(self) -> None:
+        if self.diagnostics:
+            raise (self.first_kind or OdtError)(self.diagnostics)

@@ -19,7 +19,7 @@ from odt.compiler import ir
 from odt.compiler.check import check, load_table
 from odt.compiler.data import table_from_python
 from odt.compiler.encode import objective as objective_enc
-from odt.compiler.errors import InfeasibleProgram, OdtError, UnsupportedConstruct
+from odt.compiler.errors import InfeasibleProgram, OdtDataError, OdtError, UnsupportedConstruct
 from odt.strategies.depth_search import solve_depth_range
 from odt.compiler.evaluate import evaluate
 from odt.strategies.explain import minimal_conflict
@@ -324,9 +324,11 @@ def compile(text: str, data: Any = None, target: Any = None, filename: str = "<s
     """
     ast_program = parse_program(text, filename)
     if data is not None:
-        table = table_from_python(data, target)
-    else:
+        return Program(check(ast_program, table_from_python(data, target)))
+    try:
         table = load_table(ast_program, Path(base_dir) if base_dir is not None else None)
+    except OdtDataError as exc:  # reported with every other problem of the program
+        return Program(check(ast_program, None, exc))
     return Program(check(ast_program, table))
 
 
