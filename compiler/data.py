@@ -23,6 +23,7 @@ from typing import Any, Iterator, Mapping, NamedTuple, Sequence
 import numpy as np
 
 from .errors import OdtDataError, did_you_mean
+from .ranges import MAX_MAGNITUDE
 from .source import Span
 
 
@@ -229,7 +230,11 @@ def read_csv(path: str | Path, display: str | None = None) -> RawTable:
             rows = list(csv.reader(fh))
     except FileNotFoundError:
         raise OdtDataError(f"data file '{name}' not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except IsADirectoryError:
+        raise OdtDataError(f"data file '{name}' is a folder, not a CSV file") from None
+    except UnicodeDecodeError as exc:
+        raise _not_utf8(path, name, exc) from None
+    except (OSError, csv.Error) as exc:
         raise OdtDataError(f"cannot read data file '{name}': {exc}") from None
     rows = [r for r in rows if r]
     if not rows:
@@ -253,6 +258,21 @@ def read_csv(path: str | Path, display: str | None = None) -> RawTable:
                 raise OdtDataError(f"{name}: column '{header[j]}', row {i + 1} (line {i + 2}): empty cell")
     columns = {h: np.array([r[j].strip() for r in body], dtype=object) for j, h in enumerate(header)}
     return RawTable(name, columns, first_line=2)
+
+
+def _not_utf8(path: Path, name: str, exc: UnicodeDecodeError) -> OdtDataError:
+    """The line and column of the first byte of ``path`` that is not UTF-8."""
+    raw = path.read_bytes()
+    start = min(exc.start, len(raw) - 1) if raw else 0
+    if exc.object is not raw and isinstance(exc.object, bytes):  # decoded in chunks: find it again
+        try:
+            raw.decode("utf-8-sig")
+        except UnicodeDecodeError as whole:
+            start = whole.start
+    line = raw.count(b"\n", 0, start) + 1
+    column = len(raw[raw.rfind(b"\n", 0, start) + 1:start].decode("utf-8", errors="replace")) + 1
+    return OdtDataError(f"{name}: line {line}, column {column}: not UTF-8 text (byte 0x{raw[start]:02x})",
+                        hint="save the file as UTF-8")
 
 
 def _read_csv_fast(path: Path, name: str) -> RawTable | None:
@@ -456,6 +476,14 @@ def _build_dataset(table: RawTable, spec: DataSpec) -> Dataset:
         neg = np.flatnonzero(weights < 0)
         if neg.size:
             raise OdtDataError(f"{table.name}: weight column '{spec.weight}', {table.where(int(neg[0]))}: negative weight")
+        big = np.flatnonzero(weights > MAX_MAGNITUDE)
+        if big.size:
+            raise OdtDataError(f"{table.name}: weight column '{spec.weight}', {table.where(int(big[0]))}: weight "
+                               f"{weights[int(big[0])]:g} is out of range (at most 1e15)", spec.spans.get(spec.weight))
+        if not weights.any():
+            raise OdtDataError(f"{table.name}: weight column '{spec.weight}' is 0 on every row, so every "
+                               "classifier has the same errors", spec.spans.get(spec.weight),
+                               "give the rows that count a positive weight")
     ids = None
     if spec.row_id is not None:
         ids = tuple(table.strings(spec.row_id))
@@ -463,6 +491,10 @@ def _build_dataset(table: RawTable, spec: DataSpec) -> Dataset:
         if dup is not None:
             raise OdtDataError(f"{table.name}: id column '{spec.row_id}' repeats the id '{dup}'")
     skip = {target, spec.weight, spec.row_id, *spec.drop}
+    if all(col in skip for col in cols):
+        raise OdtDataError(f"{table.name}: no feature column: the data holds only the target '{target}'"
+                           + (" and its weight, id or dropped columns" if len(skip - {None}) > 1 else ""),
+                           spec.spans.get(target), "a classifier needs at least one column to split on")
     features: list[Feature] = []
     raw: list[str] = []
     for col in cols:

@@ -15,6 +15,7 @@ import traceback
 from pathlib import Path
 
 from odt.compiler.errors import OdtError
+from odt.outputs import check_writable
 
 
 def _write_atomic(path: str, content: str | bytes) -> None:
@@ -87,6 +88,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from odt.compiler.errors import InfeasibleProgram
     from odt.program import compile_file
 
+    if args.output:
+        check_writable(args.output)
     prog = compile_file(args.program)
     if args.explain:
         try:
@@ -126,6 +129,8 @@ def _solve(prog, args: argparse.Namespace) -> int:
 def cmd_compile(args: argparse.Namespace) -> int:
     from odt.program import compile_file
 
+    if args.output:
+        check_writable(args.output)
     prog = compile_file(args.program)
     target = args.to or "wcnf"
     backend = {"wcnf": "maxsat", "cpmpy": "cp", "pyomo": "milp"}[target]
@@ -146,6 +151,8 @@ def cmd_compile(args: argparse.Namespace) -> int:
     files = {out if out.suffix else out.with_suffix("." + art.suffix): art.content}
     for suffix, content in art.extra.items():
         files[out.with_suffix("." + suffix)] = content
+    for path in files:
+        check_writable(path)
     for path, content in files.items():
         _write_atomic(str(path), content)
         print(f"wrote {path}", file=sys.stderr)
@@ -162,6 +169,8 @@ def cmd_support(args: argparse.Namespace) -> int:
 def cmd_predict(args: argparse.Namespace) -> int:
     from odt.compiler.classifiers import load_classifier
 
+    if args.output:
+        check_writable(args.output)
     tree = load_classifier(args.model)
     labels = tree.predict(args.data)
     buf = io.StringIO()
@@ -180,6 +189,8 @@ def cmd_render(args: argparse.Namespace) -> int:
     from odt.compiler.classifiers import load_classifier
     from odt.compiler.classifiers.render import to_dot, to_svg
 
+    if args.output:
+        check_writable(args.output)
     clf = load_classifier(args.model)
     table = None
     if args.data:
@@ -197,9 +208,17 @@ def cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors as exit code 1 (a user error); 2 is kept for internal errors."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(1, f"{self.prog}: error: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="odtc", description="Compile and solve odt programs (optimal decision trees).")
-    sub = p.add_subparsers(dest="command", required=True)
+    p = _Parser(prog="odtc", description="Compile and solve odt programs (optimal decision trees).")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     c = sub.add_parser("check", help="parse and type-check a program against its data")
     c.add_argument("program")

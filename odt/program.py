@@ -7,6 +7,7 @@ recomputed in numpy, agree with what the solver claimed.
 from __future__ import annotations
 
 import dataclasses
+import numbers
 import time
 from fractions import Fraction
 from pathlib import Path
@@ -27,6 +28,8 @@ from odt.compiler.lower_search import lower_search
 from odt.compiler.lower_search_bdd import lower_search_bdd
 from odt.compiler.lower import Lowered, lower
 from odt.compiler.parse import parse_program
+from odt.compiler.ranges import positive_seconds
+from odt.compiler.source import decode_utf8
 from odt.compiler.checked import BddSkeleton, CheckedProgram, LinearConstraint, TreeSkeleton
 from odt.result import Classifier, SolveResult
 from odt.routing import estimate, refusal, route
@@ -143,13 +146,18 @@ class Program:
     def _backend(self, name: str):
         """The backend object; an unknown or unavailable name from the program's solve
         directive is reported at the directive."""
+        req = self.checked.solve
         try:
-            return get_backend(name)
+            impl = get_backend(name)
         except OdtError as exc:
-            req = self.checked.solve
             if req.span is not None and req.backend == name:
                 raise OdtError(exc.message, req.span, exc.diagnostics[0].hint) from None
             raise
+        for backend in BACKENDS.values():  # option values only a backend knows (SAT solver names)
+            problem = backend.check_options(req.options)
+            if problem is not None:
+                raise OdtError(problem[0], req.span, problem[1])
+        return impl
 
     def emit(self, backend: str = "maxsat", **kwargs: Any) -> Artifact:
         """The solver input of ``backend`` (WCNF text, a pickled CPMpy model, LP + MPS)."""
@@ -168,6 +176,7 @@ class Program:
         program (by re-evaluation), its value is handed to the solver as a cutoff: the
         solver then searches only for strictly better trees, and if there are none, the
         warm start is the proven optimum."""
+        check_solve_arguments(time_limit, threads, seed)
         if getattr(self.checked.skeleton, "depth_range", None) is not None:  # S3: trees and BDDs
             return solve_depth_range(self, backend, time_limit, threads, seed, verbose, progress, warm_start)
         req = self.checked.solve
@@ -240,6 +249,7 @@ class Program:
         """For an infeasible program: a minimal set of its own constraints (and skeleton
         size limits) that cannot hold together, as (source text, span) pairs; [] when the
         program is feasible (``explain.minimal_conflict``)."""
+        check_solve_arguments(time_limit)
         return minimal_conflict(self, backend, time_limit)
 
     def _result(self, backend: str, res: BackendResult, low: Lowered | None,
@@ -292,6 +302,18 @@ class Program:
         )
 
 
+def check_solve_arguments(time_limit: Any = None, threads: Any = None, seed: Any = None) -> None:
+    """Raise ``OdtError`` unless the time limit is a positive finite number of seconds,
+    threads a positive integer and seed a non-negative integer (or None)."""
+    problem = positive_seconds(time_limit)
+    if problem is not None:
+        raise OdtError(problem, hint="a number of seconds such as 60")
+    for name, value, low, high in (("threads", threads, 1, 1024), ("seed", seed, 0, 2**31 - 1)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral)
+                                  or not low <= value <= high):
+            raise OdtError(f"{name} must be an integer in {low}..{high}, not {value!r}")
+
+
 def _budget(opts: SolveOptions) -> float:
     """Seconds for a warm start or bound: 2 s, or a tenth of the time limit if less."""
     return 2.0 if opts.time_limit is None else min(2.0, 0.1 * opts.time_limit)
@@ -335,9 +357,10 @@ def compile(text: str, data: Any = None, target: Any = None, filename: str = "<s
 def compile_file(path: str | Path, data: Any = None, target: Any = None) -> Program:
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise OdtError(f"program file '{path}' not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise OdtError(f"cannot read program file '{path}': {exc}") from None
+    except OSError as exc:
+        raise OdtError(f"cannot read program file '{path}': {exc.strerror or exc}") from None
+    text = decode_utf8(raw, str(path), "program")
     return compile(text, data=data, target=target, filename=str(path), base_dir=path.parent)
