@@ -104,7 +104,8 @@ def _solve(prog, args: argparse.Namespace) -> int:
     result = prog.solve(backend=args.backend, time_limit=args.time_limit, threads=args.threads,
                         seed=args.seed, verbose=args.verbose,
                         progress=_progress_printer(args.quiet or args.json))
-    if args.output and result.classifier is not None:
+    failed = result.classifier is not None and not result.verified
+    if args.output and result.classifier is not None and not failed:
         result.classifier.save(args.output)
     if args.json:
         out = result.as_dict()
@@ -116,13 +117,19 @@ def _solve(prog, args: argparse.Namespace) -> int:
         if result.classifier is not None:
             print()
             print(result.classifier.to_text())
-        if args.output and result.classifier is not None:
+        if args.output and result.classifier is not None and not failed:
             print(f"\nsaved to {args.output}")
         if args.verbose and result.log:
             print(f"\nsolver log: {result.log}", file=sys.stderr)
-    if result.classifier is not None and not result.verified:
-        print("odtc: internal error: the decoded classifier does not re-verify against the program", file=sys.stderr)
-        return 2
+    if failed:  # never a success: the classifier breaks the program it was solved for
+        checks = [f"  {c.text}: {c.value:g} {c.op} {c.bound:g} does not hold (line {c.line})"
+                  for c in result.constraints if not c.holds]
+        if not checks:
+            checks = [f"  the recomputed objective or errors ({result.train_errors}) differ from the solver's "
+                      f"({result.solver_errors})"]
+        print("odtc: error: the classifier found fails verification against the program" +
+              (f"; not saved to {args.output}" if args.output else "") + ":\n" + "\n".join(checks), file=sys.stderr)
+        return 1
     return 0
 
 
@@ -171,8 +178,15 @@ def cmd_predict(args: argparse.Namespace) -> int:
 
     if args.output:
         check_writable(args.output)
+    from odt.compiler.data import read_csv
+
     tree = load_classifier(args.model)
-    labels = tree.predict(args.data)
+    table = read_csv(args.data)
+    labels = tree.predict(table, unknown=args.unknown)
+    for column, rows in tree.seen.unknown(table):  # only reached with --unknown majority
+        shown = ", ".join(str(int(r) + 1) for r in rows[:10]) + (", ..." if rows.size > 10 else "")
+        print(f"odtc: warning: {args.data}: column '{column}': {rows.size} row(s) with a category not seen in "
+              f"training (rows {shown}) predicted as the training majority class", file=sys.stderr)
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["prediction"])
@@ -260,6 +274,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("model")
     r.add_argument("data")
     r.add_argument("-o", "--output", help="write predictions as CSV")
+    r.add_argument("--unknown", choices=["error", "majority"], default="error",
+                   help="a row with a category not seen in training: an error (default), or the training majority class")
     r.set_defaults(func=cmd_predict)
 
     d = sub.add_parser("render", help="print a saved classifier (tree, diagram, BDD) as text, Graphviz DOT or SVG")

@@ -13,11 +13,15 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable
 
+import numpy as np
+
 from odt.backends import BACKENDS, capabilities, get_backend
 from odt.backends.base import Artifact, BackendResult, Progress, SolveOptions, Status
 
 from odt.compiler import ir
+from odt.compiler.classifiers.common import Seen
 from odt.compiler.check import check, load_table
+from odt.compiler.check_feasible import data_conflict
 from odt.compiler.data import table_from_python
 from odt.compiler.encode import objective as objective_enc
 from odt.compiler.errors import InfeasibleProgram, OdtDataError, OdtError, UnsupportedConstruct
@@ -177,6 +181,11 @@ class Program:
         solver then searches only for strictly better trees, and if there are none, the
         warm start is the proven optimum."""
         check_solve_arguments(time_limit, threads, seed)
+        conflict = data_conflict(self.checked)
+        if conflict is not None:
+            raise InfeasibleProgram(
+                f"infeasible: '{conflict.constraint.span.quote()}' cannot hold on this data: {conflict.reason}",
+                conflict.constraint.span, "relax this constraint (found before solving, on every backend)")
         if getattr(self.checked.skeleton, "depth_range", None) is not None:  # S3: trees and BDDs
             return solve_depth_range(self, backend, time_limit, threads, seed, verbose, progress, warm_start)
         req = self.checked.solve
@@ -250,6 +259,9 @@ class Program:
         size limits) that cannot hold together, as (source text, span) pairs; [] when the
         program is feasible (``explain.minimal_conflict``)."""
         check_solve_arguments(time_limit)
+        conflict = data_conflict(self.checked)
+        if conflict is not None:  # one constraint that cannot hold alone is the minimal set
+            return [(conflict.constraint.span.quote(), conflict.constraint.span)]
         return minimal_conflict(self, backend, time_limit)
 
     def _result(self, backend: str, res: BackendResult, low: Lowered | None,
@@ -282,6 +294,7 @@ class Program:
             assert tree is not None
             solver_errors = evaluate(self.checked, tree).train_errors
         assert tree is not None
+        tree = dataclasses.replace(tree, seen=_seen(self.dataset))
         ev = evaluate(self.checked, tree)
         claimed = [float(v) for v in res.objective or ()]
         if res.status is Status.OPTIMAL:
@@ -312,6 +325,16 @@ def check_solve_arguments(time_limit: Any = None, threads: Any = None, seed: Any
         if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral)
                                   or not low <= value <= high):
             raise OdtError(f"{name} must be an integer in {low}..{high}, not {value!r}")
+
+
+def _seen(data) -> Seen:
+    """The categories of the training data and its majority class (by row weight)."""
+    cats: dict[str, list[str]] = {}
+    for f in data.binarizer.features:
+        if f.kind == "category":
+            cats.setdefault(f.column, []).append(str(f.category))
+    totals = np.bincount(data.y, weights=data.row_weights(), minlength=len(data.classes))
+    return Seen(tuple((c, tuple(v)) for c, v in cats.items()), int(np.argmax(totals)))
 
 
 def _budget(opts: SolveOptions) -> float:
