@@ -24,7 +24,7 @@ from odt.compiler.check import check, load_table
 from odt.compiler.check_feasible import data_conflict
 from odt.compiler.data import table_from_python
 from odt.compiler.encode import objective as objective_enc
-from odt.compiler.errors import InfeasibleProgram, OdtDataError, OdtError, UnsupportedConstruct
+from odt.compiler.errors import InfeasibleProgram, OdtDataError, OdtError, UnsupportedConstruct, decode_utf8
 from odt.strategies.depth_search import solve_depth_range
 from odt.compiler.evaluate import evaluate
 from odt.strategies.explain import minimal_conflict
@@ -33,7 +33,6 @@ from odt.compiler.lower_search_bdd import lower_search_bdd
 from odt.compiler.lower import Lowered, lower
 from odt.compiler.parse import parse_program
 from odt.compiler.ranges import positive_seconds
-from odt.compiler.source import decode_utf8
 from odt.compiler.checked import BddSkeleton, CheckedProgram, LinearConstraint, TreeSkeleton
 from odt.result import Classifier, SolveResult
 from odt.routing import estimate, refusal, route
