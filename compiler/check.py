@@ -57,7 +57,7 @@ def check(program: ast.Program, table: RawTable | None, data_error: OdtError | N
         skeleton, splits, mask = check_model(models[0], scope, errs)
         model_span = models[0].span
     else:
-        errs.add(OdtTypeError, "the program has no model", None, "add e.g.  model tree(depth <= 3)")
+        errs.add(OdtTypeError, "the program has no model", _start(program), "add e.g.  model tree(depth <= 3)")
         skeleton, splits, mask, model_span = None, "univariate", None, program.span
     objectives = program.of(ast.Objective)
     objective = check_objective(objectives[0], scope, errs) if objectives else CheckedObjective(
