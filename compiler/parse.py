@@ -471,7 +471,7 @@ def _recover(first: UnexpectedInput, source: SourceFile, text: str) -> list[Diag
     diagnostics = [_syntax_error(first, source, text).diagnostics[0]]
     failed_at = _offset(first, text)
     starts = statement_starts(text) + [len(text)]
-    later = [s for s in starts[:-1] if s > failed_at]
+    later = [s for s in starts[:-1] if s >= failed_at]
     parser = load_parser()
     for i, begin in enumerate(later):
         end = later[i + 1] if i + 1 < len(later) else len(text)
