@@ -479,7 +479,10 @@ def _recover(first: UnexpectedInput, source: SourceFile, text: str) -> list[Diag
         try:
             parser.parse(masked)
         except UnexpectedInput as exc:
-            diagnostics.append(_syntax_error(exc, source, masked).diagnostics[0])
+            found = _syntax_error(exc, source, masked).diagnostics[0]
+            if all((d.span.line, d.span.column) != (found.span.line, found.span.column)
+                   for d in diagnostics if d.span is not None and found.span is not None):
+                diagnostics.append(found)
         if len(diagnostics) >= MAX_SYNTAX_ERRORS:
             break
     return diagnostics
@@ -491,7 +494,9 @@ def _blank(text: str) -> str:
 
 
 def _offset(exc: UnexpectedInput, text: str) -> int:
-    if isinstance(exc, UnexpectedToken) and exc.token.type != "$END" and exc.token.start_pos is not None:
+    if isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END"):
+        return len(text)
+    if isinstance(exc, UnexpectedToken) and exc.token.start_pos is not None:
         return int(exc.token.start_pos)
     pos = getattr(exc, "pos_in_stream", None)
     return int(pos) if isinstance(pos, int) else len(text)
