@@ -1,7 +1,9 @@
 """``odtc``: the command-line driver (thin: every command is a call into the façade).
 
-Exit codes: 0 ok, 1 user error (syntax, names, types, data, infeasible, unsupported),
-2 internal error. User errors print a rendered diagnostic, never a Python traceback.
+Exit codes: 0 ok, 1 user error (syntax, names, types, data, infeasible, unsupported, a
+bad command line, a classifier that fails its verification), 2 internal error. User
+errors print a rendered diagnostic, never a Python traceback. Every ``-o`` path is
+checked (``odt.outputs.check_writable``) before any work is done.
 """
 from __future__ import annotations
 

@@ -320,7 +320,7 @@ def check_solve_arguments(time_limit: Any = None, threads: Any = None, seed: Any
     problem = positive_seconds(time_limit)
     if problem is not None:
         raise OdtError(problem, hint="a number of seconds such as 60")
-    for name, value, low, high in (("threads", threads, 1, 1024), ("seed", seed, 0, 2**31 - 1)):
+    for name, value, low, high in (("threads", threads, 0, 1024), ("seed", seed, 0, 2**31 - 1)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral)
                                   or not low <= value <= high):
             raise OdtError(f"{name} must be an integer in {low}..{high}, not {value!r}")
