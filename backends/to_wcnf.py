@@ -21,10 +21,11 @@ from fractions import Fraction
 
 from pysat.examples.rc2 import RC2, RC2Stratified
 from pysat.formula import WCNF
-from pysat.solvers import Solver
+from pysat.solvers import Solver, SolverNames
 
 from odt.compiler import ir, limits
 from odt.compiler.encode import objective, pb
+from odt.compiler.errors import did_you_mean
 
 from .base import Artifact, Backend, BackendResult, Capability, Progress, SolveOptions, Status, Stopwatch
 
@@ -83,6 +84,17 @@ class MaxSatBackend(Backend):
 
     def emit(self, model: ir.Model, legacy: bool = False) -> Artifact:
         return Artifact("wcnf", write_wcnf(to_wcnf(model), legacy))
+
+    @classmethod
+    def check_options(cls, options):
+        name = options.get("solver")
+        if name is None:
+            return None
+        known = sat_solver_names()
+        if name not in known:
+            return (f"unknown SAT solver '{name}' (the solver option names the SAT solver under RC2)",
+                    did_you_mean(str(name), known, "solver"))
+        return None
 
     def solve(self, model: ir.Model, options: SolveOptions) -> BackendResult:
         """RC2 to optimality. With a time limit: a short linear SAT-UNSAT search for a first
@@ -278,3 +290,8 @@ def _values(lits: list[int], n: int) -> tuple[bool, ...]:
         if abs(l) <= n:
             vals[abs(l)] = l > 0
     return tuple(vals)
+
+
+def sat_solver_names() -> list[str]:
+    """Every name python-sat accepts for a SAT solver (``g3``, ``cadical195``, ...)."""
+    return sorted({alias for names in vars(SolverNames).values() if isinstance(names, tuple) for alias in names})

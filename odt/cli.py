@@ -1,10 +1,11 @@
 """``odtc``: the command-line driver (thin: every command is a call into the façade).
 
-Exit codes: 0 ok, 1 user error (syntax, names, types, data, infeasible, unsupported),
-2 internal error, 130 SIGINT, 143 SIGTERM (the incumbent is printed and written first).
-User errors print a rendered diagnostic, never a Python traceback. ``--time-limit`` counts
-from the process's start (``compiler.limits``); outputs are written atomically
-(``odt.outputs.write_atomic``).
+Exit codes: 0 ok, 1 user error (syntax, names, types, data, infeasible, unsupported, a
+bad command line, a classifier that fails its verification), 2 internal error, 130 SIGINT,
+143 SIGTERM (the incumbent is printed and written first). User errors print a rendered
+diagnostic, never a Python traceback. ``--time-limit`` counts from the process's start
+(``compiler.limits``); every ``-o`` path is checked (``odt.outputs.check_writable``) before
+any work is done, and outputs are written atomically (``odt.outputs.write_atomic``).
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from odt.compiler import limits
 from odt.compiler.errors import OdtError
-from odt.outputs import write_atomic
+from odt.outputs import check_writable, write_atomic
 
 
 def _progress_printer(quiet: bool):
@@ -87,6 +88,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from odt.compiler.errors import InfeasibleProgram
     from odt.program import compile_file
 
+    if args.output:
+        check_writable(args.output)
     prog = compile_file(args.program)
     if args.explain:
         try:
@@ -106,7 +109,8 @@ def _solve(prog, args: argparse.Namespace) -> int:
 
 
 def _report(result, args: argparse.Namespace) -> int:
-    if args.output and result.classifier is not None:
+    failed = result.classifier is not None and not result.verified
+    if args.output and result.classifier is not None and not failed:
         write_atomic(args.output, json.dumps(result.classifier.to_json(), indent=2) + "\n")
     if args.json:
         out = result.as_dict()
@@ -118,19 +122,27 @@ def _report(result, args: argparse.Namespace) -> int:
         if result.classifier is not None:
             print()
             print(result.classifier.to_text())
-        if args.output and result.classifier is not None:
+        if args.output and result.classifier is not None and not failed:
             print(f"\nsaved to {args.output}")
         if args.verbose and result.log:
             print(f"\nsolver log: {result.log}", file=sys.stderr)
-    if result.classifier is not None and not result.verified:
-        print("odtc: internal error: the decoded classifier does not re-verify against the program", file=sys.stderr)
-        return 2
+    if failed:  # never a success: the classifier breaks the program it was solved for
+        checks = [f"  {c.text}: {c.value:g} {c.op} {c.bound:g} does not hold (line {c.line})"
+                  for c in result.constraints if not c.holds]
+        if not checks:
+            checks = [f"  the recomputed objective or errors ({result.train_errors}) differ from the solver's "
+                      f"({result.solver_errors})"]
+        print("odtc: error: the classifier found fails verification against the program" +
+              (f"; not saved to {args.output}" if args.output else "") + ":\n" + "\n".join(checks), file=sys.stderr)
+        return 1
     return limits.EXIT_CODES.get(limits.stop_reason() or "", 0)
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
     from odt.program import compile_file
 
+    if args.output:
+        check_writable(args.output)
     prog = compile_file(args.program)
     target = args.to or "wcnf"
     backend = {"wcnf": "maxsat", "cpmpy": "cp", "pyomo": "milp"}[target]
@@ -151,6 +163,8 @@ def cmd_compile(args: argparse.Namespace) -> int:
     files = {out if out.suffix else out.with_suffix("." + art.suffix): art.content}
     for suffix, content in art.extra.items():
         files[out.with_suffix("." + suffix)] = content
+    for path in files:
+        check_writable(path)
     for path, content in files.items():
         write_atomic(str(path), content)
         print(f"wrote {path}", file=sys.stderr)
@@ -167,8 +181,17 @@ def cmd_support(args: argparse.Namespace) -> int:
 def cmd_predict(args: argparse.Namespace) -> int:
     from odt.compiler.classifiers import load_classifier
 
+    if args.output:
+        check_writable(args.output)
+    from odt.compiler.data import read_csv
+
     tree = load_classifier(args.model)
-    labels = tree.predict(args.data)
+    table = read_csv(args.data)
+    labels = tree.predict(table, unknown=args.unknown)
+    for column, rows in tree.seen.unknown(table):  # only reached with --unknown majority
+        shown = ", ".join(str(int(r) + 1) for r in rows[:10]) + (", ..." if rows.size > 10 else "")
+        print(f"odtc: warning: {args.data}: column '{column}': {rows.size} row(s) with a category not seen in "
+              f"training (rows {shown}) predicted as the training majority class", file=sys.stderr)
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["prediction"])
@@ -185,6 +208,8 @@ def cmd_render(args: argparse.Namespace) -> int:
     from odt.compiler.classifiers import load_classifier
     from odt.compiler.classifiers.render import to_dot, to_svg
 
+    if args.output:
+        check_writable(args.output)
     clf = load_classifier(args.model)
     table = None
     if args.data:
@@ -202,9 +227,17 @@ def cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors as exit code 1 (a user error); 2 is kept for internal errors."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(1, f"{self.prog}: error: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="odtc", description="Compile and solve odt programs (optimal decision trees).")
-    sub = p.add_subparsers(dest="command", required=True)
+    p = _Parser(prog="odtc", description="Compile and solve odt programs (optimal decision trees).")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     c = sub.add_parser("check", help="parse and type-check a program against its data")
     c.add_argument("program")
@@ -250,6 +283,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("model")
     r.add_argument("data")
     r.add_argument("-o", "--output", help="write predictions as CSV")
+    r.add_argument("--unknown", choices=["error", "majority"], default="error",
+                   help="a row with a category not seen in training: an error (default), or the training majority class")
     r.set_defaults(func=cmd_predict)
 
     d = sub.add_parser("render", help="print a saved classifier (tree, diagram, BDD) as text, Graphviz DOT or SVG")

@@ -8,20 +8,25 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import numbers
 import time
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable
+
+import numpy as np
 
 from odt.backends import BACKENDS, capabilities, get_backend
 from odt.backends.base import Artifact, BackendResult, Progress, SolveOptions, Status
 
 from odt.compiler import ir
 from odt.compiler import limits
+from odt.compiler.classifiers.common import Seen
 from odt.compiler.check import check, load_table
+from odt.compiler.check_feasible import data_conflict
 from odt.compiler.data import table_from_python
 from odt.compiler.encode import objective as objective_enc
-from odt.compiler.errors import InfeasibleProgram, OdtError, UnsupportedConstruct
+from odt.compiler.errors import InfeasibleProgram, OdtDataError, OdtError, UnsupportedConstruct, decode_utf8
 from odt.strategies.depth_search import solve_depth_range
 from odt.compiler.evaluate import evaluate
 from odt.strategies.explain import minimal_conflict
@@ -29,6 +34,7 @@ from odt.compiler.lower_search import lower_search
 from odt.compiler.lower_search_bdd import lower_search_bdd
 from odt.compiler.lower import Lowered, lower
 from odt.compiler.parse import parse_program
+from odt.compiler.ranges import positive_seconds
 from odt.compiler.checked import BddSkeleton, CheckedProgram, LinearConstraint, TreeSkeleton
 from odt.result import Classifier, SolveResult
 from odt.routing import check_memory, estimate, refusal, route
@@ -145,13 +151,18 @@ class Program:
     def _backend(self, name: str):
         """The backend object; an unknown or unavailable name from the program's solve
         directive is reported at the directive."""
+        req = self.checked.solve
         try:
-            return get_backend(name)
+            impl = get_backend(name)
         except OdtError as exc:
-            req = self.checked.solve
             if req.span is not None and req.backend == name:
                 raise OdtError(exc.message, req.span, exc.diagnostics[0].hint) from None
             raise
+        for backend in BACKENDS.values():  # option values only a backend knows (SAT solver names)
+            problem = backend.check_options(req.options)
+            if problem is not None:
+                raise OdtError(problem[0], req.span, problem[1])
+        return impl
 
     def emit(self, backend: str = "maxsat", **kwargs: Any) -> Artifact:
         """The solver input of ``backend`` (WCNF text, a pickled CPMpy model, LP + MPS)."""
@@ -194,6 +205,12 @@ class Program:
         program (by re-evaluation), its value is handed to the solver as a cutoff: the
         solver then searches only for strictly better trees, and if there are none, the
         warm start is the proven optimum."""
+        check_solve_arguments(time_limit, threads, seed)
+        conflict = data_conflict(self.checked)
+        if conflict is not None:
+            raise InfeasibleProgram(
+                f"infeasible: '{conflict.constraint.span.quote()}' cannot hold on this data: {conflict.reason}",
+                conflict.constraint.span, "relax this constraint (found before solving, on every backend)")
         if getattr(self.checked.skeleton, "depth_range", None) is not None:  # S3: trees and BDDs
             held.floor = _depth_floor(self.checked)  # a stop before any depth is refuted
             return solve_depth_range(self, backend, time_limit, threads, seed, verbose, progress, warm_start,
@@ -276,6 +293,10 @@ class Program:
         """For an infeasible program: a minimal set of its own constraints (and skeleton
         size limits) that cannot hold together, as (source text, span) pairs; [] when the
         program is feasible (``explain.minimal_conflict``)."""
+        check_solve_arguments(time_limit)
+        conflict = data_conflict(self.checked)
+        if conflict is not None:  # one constraint that cannot hold alone is the minimal set
+            return [(conflict.constraint.span.quote(), conflict.constraint.span)]
         return minimal_conflict(self, backend, time_limit)
 
     @limits.shield
@@ -309,6 +330,7 @@ class Program:
             assert tree is not None
             solver_errors = evaluate(self.checked, tree).train_errors
         assert tree is not None
+        tree = dataclasses.replace(tree, seen=_seen(self.dataset))
         ev = evaluate(self.checked, tree)
         claimed = [float(v) for v in res.objective or ()]
         if res.status is Status.OPTIMAL:
@@ -389,6 +411,28 @@ def _depth_floor(c: CheckedProgram) -> Fraction | None:
     return first.terms[0][1] * c.skeleton.depth_range[0] + first.constant  # type: ignore[union-attr]
 
 
+def check_solve_arguments(time_limit: Any = None, threads: Any = None, seed: Any = None) -> None:
+    """Raise ``OdtError`` unless the time limit is a positive finite number of seconds,
+    threads a positive integer and seed a non-negative integer (or None)."""
+    problem = positive_seconds(time_limit)
+    if problem is not None:
+        raise OdtError(problem, hint="a number of seconds such as 60")
+    for name, value, low, high in (("threads", threads, 0, 1024), ("seed", seed, 0, 2**31 - 1)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral)
+                                  or not low <= value <= high):
+            raise OdtError(f"{name} must be an integer in {low}..{high}, not {value!r}")
+
+
+def _seen(data) -> Seen:
+    """The categories of the training data and its majority class (by row weight)."""
+    cats: dict[str, list[str]] = {}
+    for f in data.binarizer.features:
+        if f.kind == "category":
+            cats.setdefault(f.column, []).append(str(f.category))
+    totals = np.bincount(data.y, weights=data.row_weights(), minlength=len(data.classes))
+    return Seen(tuple((c, tuple(v)) for c, v in cats.items()), int(np.argmax(totals)))
+
+
 def _budget(opts: SolveOptions) -> float:
     """Seconds for a warm start or bound: 2 s, or a tenth of the time limit if less."""
     return 2.0 if opts.time_limit is None else min(2.0, 0.1 * opts.time_limit)
@@ -421,18 +465,21 @@ def compile(text: str, data: Any = None, target: Any = None, filename: str = "<s
     """
     ast_program = parse_program(text, filename)
     if data is not None:
-        table = table_from_python(data, target)
-    else:
+        return Program(check(ast_program, table_from_python(data, target)))
+    try:
         table = load_table(ast_program, Path(base_dir) if base_dir is not None else None)
+    except OdtDataError as exc:  # reported with every other problem of the program
+        return Program(check(ast_program, None, exc))
     return Program(check(ast_program, table))
 
 
 def compile_file(path: str | Path, data: Any = None, target: Any = None) -> Program:
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise OdtError(f"program file '{path}' not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise OdtError(f"cannot read program file '{path}': {exc}") from None
+    except OSError as exc:
+        raise OdtError(f"cannot read program file '{path}': {exc.strerror or exc}") from None
+    text = decode_utf8(raw, str(path), "program")
     return compile(text, data=data, target=target, filename=str(path), base_dir=path.parent)
