@@ -18,10 +18,6 @@ import threading
 from dataclasses import dataclass
 from fractions import Fraction
 
-from pysat.examples.rc2 import RC2, RC2Stratified
-from pysat.formula import WCNF
-from pysat.solvers import Solver
-
 from odt.compiler import ir
 from odt.compiler.encode import objective, pb
 
@@ -111,6 +107,9 @@ class MaxSatBackend(Backend):
             log.append(f"linear search: {lsu.iterations} models, best cost {lsu.cost}")
             if lsu.optimal and best is not None:
                 return self._finish(model, w, best, True, clock, log, report)
+        from pysat.examples.rc2 import RC2, RC2Stratified  # python-sat loads only when maxsat runs
+        from pysat.formula import WCNF
+
         formula = WCNF()
         for c in w.hard:
             formula.append(list(c))
@@ -194,6 +193,8 @@ def linear_search(w: WeightedCnf, solver_name: str, deadline: float, on_improve,
     a pseudo-Boolean row over the violated soft clauses), until UNSAT or the deadline.
     Each step is an ordinary SAT call on one incremental solver, so learnt clauses stay."""
     import time
+
+    from pysat.solvers import Solver
 
     top = [w.n_vars]
 
