@@ -83,6 +83,54 @@ def _eval_binary(ordl, posl, S, Sall, valid, wcum, Atot, Btot, has_splits, golef
 
 
 @njit(cache=True, nogil=True)
+def _eval_binary_cuts(ordl, posl, S, Sall, cuts, cstart, wcum, Atot, Btot, has_splits, gl, f1, z):  # pragma: no cover
+    """:func:`_eval_binary` over the candidate positions ``cuts`` (feature f2 owns
+    ``cuts[cstart[f2]:cstart[f2+1]]``): the signed prefix sums are accumulated branch-free
+    (``gl[r]`` is 1 for a row going left, else 0) between consecutive candidates, and the
+    extremes are only read at candidates. Same values as ``_eval_binary``."""
+    p, m = ordl.shape
+    for r in range(m):
+        gl[r] = 1 if posl[f1, r] <= z else 0
+    mnL = np.inf
+    mxL = -np.inf
+    mnR = np.inf
+    mxR = -np.inf
+    if has_splits:
+        for f2 in range(p):
+            c0 = cstart[f2]
+            c1 = cstart[f2 + 1]
+            if c0 == c1:
+                continue
+            d = S[f2, 0] - S[f2, 0]
+            i = 0
+            for c in range(c0, c1):
+                e = cuts[c]
+                while i <= e:
+                    d += S[f2, i] * gl[ordl[f2, i]]
+                    i += 1
+                rr = Sall[f2, e] - d
+                if d < mnL:
+                    mnL = d
+                if d > mxL:
+                    mxL = d
+                if rr < mnR:
+                    mnR = rr
+                if rr > mxR:
+                    mxR = rr
+    else:
+        mnL = mxL = mnR = mxR = 0.0
+    wl = float(wcum[f1, z])
+    dl = float(Sall[f1, z])
+    bl = (wl + dl) / 2.0
+    al = wl - bl
+    ar = Atot - al
+    br = Btot - bl
+    tL = min(min(al, bl), min(al + mnL, bl - mxL))
+    tR = min(min(ar, br), min(ar + mnR, br - mxR))
+    return tL, tR
+
+
+@njit(cache=True, nogil=True)
 def _eval_multi(ordl, posl, cls, wts, tot, valid, has_splits, goleft, cl, ca, tl, tr, f1, z):  # pragma: no cover
     """(theta_L, theta_R) of one root split, any number of classes (see ``d2_batch``).
 
@@ -238,6 +286,7 @@ def d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, valid,
     cl, ca, tl, tr = np.zeros(K), np.zeros(K), np.zeros(K), np.zeros(K)
     hs = _has_splits(valid)
     use_nb, use_is, use_sp = rules[0], rules[1], rules[2]
+    gl = np.empty(m, dtype=S.dtype)
     cap = queue.shape[0]
     evals = 0
     while st[1] > 0:
@@ -276,7 +325,7 @@ def d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, valid,
         evals += 1
         counts[0] += 1
         if kind == 2:
-            tL, tR = _eval_binary(ordl, posl, S, Sall, valid, wcum, Atot, Btot, hs, goleft, f, z)
+            tL, tR = _eval_binary_cuts(ordl, posl, S, Sall, cuts, cstart, wcum, Atot, Btot, hs, gl, f, z)
         else:
             tL, tR = _eval_multi(ordl, posl, cls, wts, tot, valid, hs, goleft, cl, ca, tl, tr, f, z)
         tw = tL + tR
@@ -388,3 +437,121 @@ def d2_errors(ordl, posl, cls, wts, valid, K, f1, z, big, errL, errR, totL, totR
                         mr2 = r2
                 errL[f2, i] = (sc - mc) + (sr - mr)
                 errR[f2, i] = (sc2 - mc2) + (sr2 - mr2)
+
+
+@njit(cache=True, nogil=True)
+def split_node(rows, order, vals, mark, f, z):  # pragma: no cover
+    """Children of a node split after position ``z`` of feature ``f``'s order: the rows
+    (ascending ids), every feature's order and sorted values of each side, in one stable
+    pass per feature (``_Solver.children`` without boolean-mask temporaries). ``mark`` is
+    an all-False scratch over the dataset's rows and is left all-False."""
+    p, m = order.shape
+    ml = z + 1
+    mr = m - ml
+    for i in range(ml):
+        mark[order[f, i]] = True
+    rows_l = np.empty(ml, dtype=rows.dtype)
+    rows_r = np.empty(mr, dtype=rows.dtype)
+    a = 0
+    b = 0
+    for i in range(m):
+        r = rows[i]
+        if mark[r]:
+            rows_l[a] = r
+            a += 1
+        else:
+            rows_r[b] = r
+            b += 1
+    ol = np.empty((p, ml), dtype=order.dtype)
+    vl = np.empty((p, ml), dtype=vals.dtype)
+    orr = np.empty((p, mr), dtype=order.dtype)
+    vr = np.empty((p, mr), dtype=vals.dtype)
+    for g in range(p):
+        a = 0
+        b = 0
+        for i in range(m):
+            r = order[g, i]
+            if mark[r]:
+                ol[g, a] = r
+                vl[g, a] = vals[g, i]
+                a += 1
+            else:
+                orr[g, b] = r
+                vr[g, b] = vals[g, i]
+                b += 1
+    for i in range(ml):
+        mark[order[f, i]] = False
+    return rows_l, ol, vl, rows_r, orr, vr
+
+
+@njit(cache=True, nogil=True)
+def d2_prepare(rows, order, vals, y, w, wd, sgn, K, lid):  # pragma: no cover
+    """Every per-node array the depth-two search needs, in one pass per feature.
+
+    Returns ``ordl, posl`` (local row ids by position / positions by local row id),
+    ``valid`` (distinct-value boundaries), ``wcum`` (prefix row weights), the candidate
+    positions ``cuts`` with ``cstart`` (feature f owns ``cuts[cstart[f]:cstart[f+1]]``) and
+    their prefix weights ``wcs``; for two classes ``S``/``Sall`` (signed weights and their
+    prefix sums) and the class weights ``Atot``/``Btot``; otherwise ``cls``/``wts`` (class
+    and weight by position) and the class totals ``tot``. ``lid`` is a scratch over rows."""
+    p, m = order.shape
+    for i in range(m):
+        lid[rows[i]] = i
+    ordl = np.empty((p, m), dtype=np.int32)
+    posl = np.empty((p, m), dtype=np.int32)
+    valid = np.zeros((p, m), dtype=np.bool_)
+    wcum = np.empty((p, m))
+    nc = 0
+    for f in range(p):
+        acc = 0.0
+        for i in range(m):
+            r = order[f, i]
+            loc = lid[r]
+            ordl[f, i] = loc
+            posl[f, loc] = i
+            acc += w[r]
+            wcum[f, i] = acc
+            if i + 1 < m and vals[f, i + 1] > vals[f, i]:
+                valid[f, i] = True
+                nc += 1
+    cuts = np.empty(nc, dtype=np.int64)
+    cstart = np.empty(p + 1, dtype=np.int64)
+    wcs = np.empty(nc)
+    c = 0
+    for f in range(p):
+        cstart[f] = c
+        for i in range(m):
+            if valid[f, i]:
+                cuts[c] = i
+                wcs[c] = wcum[f, i]
+                c += 1
+    cstart[p] = c
+    tot = np.zeros(max(K, 2))
+    if K == 2:  # as np.bincount over the rows
+        for i in range(m):
+            r = rows[i]
+            tot[y[r]] += w[r]
+        S = np.empty((p, m), dtype=sgn.dtype)
+        Sall = np.empty((p, m), dtype=sgn.dtype)
+        for f in range(p):
+            acc2 = sgn[0] - sgn[0]
+            for i in range(m):
+                s = sgn[order[f, i]]
+                S[f, i] = s
+                acc2 += s
+                Sall[f, i] = acc2
+        cls = np.zeros((1, 1), dtype=np.int64)
+        wts = np.zeros((1, 1), dtype=wd.dtype)
+    else:
+        S = np.zeros((1, 1), dtype=sgn.dtype)
+        Sall = np.zeros((1, 1), dtype=sgn.dtype)
+        cls = np.empty((p, m), dtype=np.int64)
+        wts = np.empty((p, m), dtype=wd.dtype)
+        for f in range(p):
+            for i in range(m):
+                r = order[f, i]
+                cls[f, i] = y[r]
+                wts[f, i] = wd[r]
+        for i in range(m):  # as class_totals: along feature 0's order
+            tot[cls[0, i]] += wts[0, i]
+    return ordl, posl, valid, wcum, cuts, cstart, wcs, S, Sall, tot, cls, wts

@@ -348,6 +348,9 @@ class _Solver:
 
     def children(self, node: _Node, f: int, z: int) -> tuple[_Node, _Node]:
         """Split ``node`` after sorted position ``z`` of feature ``f`` (Eq. 6)."""
+        if self.compiled:
+            rl, ol, vl, rr, orr, vr = _load_kernels().split_node(node.rows, node.order, node.vals, self.scratch_mask, f, z)
+            return _Node(rl, ol, vl), _Node(rr, orr, vr)
         mask = self.scratch_mask
         left_rows_unsorted = node.order[f, : z + 1]
         mask[left_rows_unsorted] = True
@@ -1062,30 +1065,22 @@ class _Solver:
         as the numpy path.  Runs in chunks of evaluations with time checks (and root
         anytime reports) between; the tree is materialised once, with ``d2_errors``."""
         p, m, K = self.p, node.m, self.K
-        ordl, posl = self.local_index(node)
-        valid = self.d2_valid(node)
-        wcum = self.wcum(node)
-        fidx, cuts = np.nonzero(valid)
-        cuts = cuts.astype(np.int64)
-        cstart = np.searchsorted(fidx, np.arange(p + 1)).astype(np.int64)
-        wcs = wcum[valid]
-        dt = self.dtype
+        kern = _load_kernels()
+        sgn = self.sgn if self.sgn is not None else self.wd
+        (ordl, posl, valid, wcum, cuts, cstart, wcs, S, Sall, tot, cls, wts) = kern.d2_prepare(
+            node.rows, node.order, node.vals, self.y, self.w, self.wd, sgn, K, self.scratch_pos)
+        node.loc = (ordl, posl)  # kept for the tree (d2_tree) and other depth-two calls
+        node.valid = valid
+        node._wcum = wcum
         if K == 2:
             kind = 2
-            S = self.sgn[node.order]
-            Sall = np.cumsum(S, axis=1, dtype=dt)
-            tot2 = np.bincount(self.y[node.rows], weights=self.w[node.rows], minlength=2)
-            Atot, Btot = float(tot2[0]), float(tot2[1])
-            cls = np.zeros((1, 1), dtype=np.int64)
-            wts = np.zeros((1, 1), dtype=dt)
+            Atot, Btot = float(tot[0]), float(tot[1])
             tot = np.zeros(2)
             per_eval = p * m
         else:
             kind = K
-            S = Sall = np.zeros((1, 1), dtype=dt)
+            node.clw = (cls, wts)
             Atot = Btot = 0.0
-            cls, wts = self.class_weights(node)
-            tot = _load_kernels().class_totals(cls, wts, K)
             per_eval = p * m * 2
         inc_arr = np.array([inc.cost, inc.f, inc.s, 1.0 if inc.active else 0.0, inc.outer,
                             inc.d_strict, inc.d_tie], dtype=np.float64)
