@@ -210,6 +210,83 @@ def _eval_multi(ordl, posl, cls, wts, tot, valid, has_splits, goleft, cl, ca, tl
 
 
 @njit(cache=True, nogil=True)
+def _eval_multi_cuts(ordl, posl, cls, wts, tot, cuts, cstart, cacc, has_splits, gl, cl, tl, tr, f1, z):  # pragma: no cover
+    """:func:`_eval_multi` over the candidate positions: the left class weights are
+    accumulated branch-free between consecutive candidates (``gl`` 1 for a row going left,
+    else 0), the all-row class weights at candidate c are read from ``cacc[c]``, and a
+    side's score is recomputed only when one of its rows moved. Same values."""
+    p, m = ordl.shape
+    K = tot.shape[0]
+    for r in range(m):
+        gl[r] = 1 if posl[f1, r] <= z else 0
+    for k in range(K):
+        cl[k] = 0.0
+    for i in range(m):  # class weights going left, along feature 0's order
+        cl[cls[0, i]] += wts[0, i] * gl[ordl[0, i]]
+    nl = 0.0
+    nr = 0.0
+    mtl = -np.inf
+    mtr = -np.inf
+    for k in range(K):
+        tl[k] = cl[k]
+        tr[k] = tot[k] - tl[k]
+        nl += tl[k]
+        nr += tr[k]
+        if tl[k] > mtl:
+            mtl = tl[k]
+        if tr[k] > mtr:
+            mtr = tr[k]
+    eL = nl - mtl
+    eR = nr - mtr
+    if has_splits:
+        bestL = -np.inf
+        bestR = -np.inf
+        for f2 in range(p):
+            c0 = cstart[f2]
+            c1 = cstart[f2 + 1]
+            if c0 == c1:
+                continue
+            for k in range(K):
+                cl[k] = 0.0
+            i = 0
+            for c in range(c0, c1):
+                e = cuts[c]
+                moved = 0
+                start = i
+                while i <= e:
+                    g = gl[ordl[f2, i]]
+                    cl[cls[f2, i]] += wts[f2, i] * g
+                    moved += g
+                    i += 1
+                if moved > 0:
+                    a1 = -np.inf
+                    a2 = -np.inf
+                    for k in range(K):
+                        if cl[k] > a1:
+                            a1 = cl[k]
+                        v = tl[k] - cl[k]
+                        if v > a2:
+                            a2 = v
+                    if a1 + a2 > bestL:
+                        bestL = a1 + a2
+                if moved < i - start:
+                    c1_ = -np.inf
+                    c2_ = -np.inf
+                    for k in range(K):
+                        cr = cacc[c, k] - cl[k]
+                        if cr > c1_:
+                            c1_ = cr
+                        v = tr[k] - cr
+                        if v > c2_:
+                            c2_ = v
+                    if c1_ + c2_ > bestR:
+                        bestR = c1_ + c2_
+        eL = min(eL, nl - bestL)
+        eR = min(eR, nr - bestR)
+    return eL, eR
+
+
+@njit(cache=True, nogil=True)
 def d2_binary(ordl, posl, S, Sall, valid, wcum, Atot, Btot, f1s, zs, outL, outR):  # pragma: no cover
     """Two-class Alg. 2 for root splits ``(f1s[b], zs[b])`` (see ``d2_batch_binary``).
 
@@ -260,7 +337,7 @@ def _enqueue(queue, st, cap, f, a, b, c, d):  # pragma: no cover
 
 
 @njit(cache=True, nogil=True)
-def d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, valid,
+def d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, cacc, valid,
               cuts, cstart, wcs, inc, gap, tol, rules, st, queue, th, thL, thR, mlr, counts,
               max_evals):  # pragma: no cover
     """Alg. 1 over every root feature of a depth-two sub-problem (resumable).
@@ -327,7 +404,7 @@ def d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, valid,
         if kind == 2:
             tL, tR = _eval_binary_cuts(ordl, posl, S, Sall, cuts, cstart, wcum, Atot, Btot, hs, gl, f, z)
         else:
-            tL, tR = _eval_multi(ordl, posl, cls, wts, tot, valid, hs, goleft, cl, ca, tl, tr, f, z)
+            tL, tR = _eval_multi_cuts(ordl, posl, cls, wts, tot, cuts, cstart, cacc, hs, gl, cl, tl, tr, f, z)
         tw = tL + tR
         if tw <= B:
             inc[0] = tw
@@ -542,6 +619,7 @@ def d2_prepare(rows, order, vals, y, w, wd, sgn, K, lid):  # pragma: no cover
                 Sall[f, i] = acc2
         cls = np.zeros((1, 1), dtype=np.int64)
         wts = np.zeros((1, 1), dtype=wd.dtype)
+        cacc = np.zeros((1, 1))
     else:
         S = np.zeros((1, 1), dtype=sgn.dtype)
         Sall = np.zeros((1, 1), dtype=sgn.dtype)
@@ -554,4 +632,16 @@ def d2_prepare(rows, order, vals, y, w, wd, sgn, K, lid):  # pragma: no cover
                 wts[f, i] = wd[r]
         for i in range(m):  # as class_totals: along feature 0's order
             tot[cls[0, i]] += wts[0, i]
-    return ordl, posl, valid, wcum, cuts, cstart, wcs, S, Sall, tot, cls, wts
+        cacc = np.empty((nc, K))  # class weights up to each candidate, in its feature's order
+        run = np.zeros(K)
+        for f in range(p):
+            for k in range(K):
+                run[k] = 0.0
+            c = cstart[f]
+            for i in range(m):
+                run[cls[f, i]] += wts[f, i]
+                if c < cstart[f + 1] and cuts[c] == i:
+                    for k in range(K):
+                        cacc[c, k] = run[k]
+                    c += 1
+    return ordl, posl, valid, wcum, cuts, cstart, wcs, S, Sall, tot, cls, wts, cacc

@@ -1067,7 +1067,7 @@ class _Solver:
         p, m, K = self.p, node.m, self.K
         kern = _load_kernels()
         sgn = self.sgn if self.sgn is not None else self.wd
-        (ordl, posl, valid, wcum, cuts, cstart, wcs, S, Sall, tot, cls, wts) = kern.d2_prepare(
+        (ordl, posl, valid, wcum, cuts, cstart, wcs, S, Sall, tot, cls, wts, cacc) = kern.d2_prepare(
             node.rows, node.order, node.vals, self.y, self.w, self.wd, sgn, K, self.scratch_pos)
         node.loc = (ordl, posl)  # kept for the tree (d2_tree) and other depth-two calls
         node.valid = valid
@@ -1106,7 +1106,7 @@ class _Solver:
         best_seen = -1.0
         while True:
             self.check_time()
-            done = _load_kernels().d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, valid,
+            done = kern.d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, cacc, valid,
                                       cuts, cstart, wcs, inc_arr, gap, self.tol, rules, st, queue,
                                       th, thL, thR, mlr, counts, max_evals)
             if st[2] >= 0 and inc_arr[0] != best_seen:
