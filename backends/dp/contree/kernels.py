@@ -704,3 +704,31 @@ def d2_state(cstart):  # pragma: no cover
     st[2] = -1
     st[3] = -1
     return queue, st, np.empty(nc), np.empty(nc), np.empty(nc), mlr, np.zeros(2, dtype=np.int64)
+
+
+@njit(cache=True, nogil=True)
+def d2_run(rows, order, vals, y, w, wd, sgn, K, lid, inc, gap, tol, rules, budget):  # pragma: no cover
+    """:func:`d2_prepare`, :func:`d2_state` and the first chunk of :func:`d2_search` (at
+    most ``budget`` row-feature steps) in one call: most depth-two sub-problems finish
+    here. Returns ``done``, the prepared arrays, the search state, ``Atot``, ``Btot`` and
+    the chunk size in evaluations for resuming with :func:`d2_search`."""
+    p, m = order.shape
+    (ordl, posl, valid, wcum, cuts, cstart, wcs, S, Sall, tot, cls, wts, cacc) = d2_prepare(
+        rows, order, vals, y, w, wd, sgn, K, lid)
+    queue, st, th, thL, thR, mlr, counts = d2_state(cstart)
+    if K == 2:
+        kind = 2
+        Atot = tot[0]
+        Btot = tot[1]
+        tot = np.zeros(2)
+        per_eval = p * m
+    else:
+        kind = K
+        Atot = 0.0
+        Btot = 0.0
+        per_eval = 2 * p * m
+    max_evals = max(1, budget // max(per_eval, 1))
+    done = d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, cacc, valid, cuts, cstart, wcs,
+                     inc, gap, tol, rules, st, queue, th, thL, thR, mlr, counts, max_evals)
+    return (done, ordl, posl, valid, wcum, cuts, cstart, wcs, S, Sall, tot, cls, wts, cacc, queue, st, th, thL, thR,
+            mlr, counts, Atot, Btot, max_evals)
