@@ -468,6 +468,23 @@ class DepthTwo:
         inc_arr = np.array([inc.cost, inc.f, inc.s, 1.0 if inc.active else 0.0, inc.outer,
                             inc.d_strict, inc.d_tie], dtype=np.float64)
         self.check_time()
+        if not is_root:  # one compiled call, scalars out: most sub-problems end here
+            done, bf, bz, n_evals, n_sp = kern.d2_quick(
+                node.rows, node.order, node.vals, self.y, self.w, self.wd, sgn, K, self.scratch_pos, inc_arr,
+                gap, self.tol, self.rules_arr, 2 * self.batch_elems)
+            if done:
+                self.stats["splits_evaluated"] += int(n_evals)
+                self.stats["d2_calls"] += int(n_evals)
+                self.stats["intervals_pruned_sp"] += int(n_sp)
+                if bf >= 0:
+                    inc.set(float(inc_arr[0]), None, int(inc_arr[1]), int(inc_arr[2]))
+                    f, z = int(bf), int(bz)
+                    inc.tree = _LazyD2(-1, node.rows, f, z, self.threshold(node, f, z))
+                return
+            # a large sub-problem: start over with the resumable calls (time checks between)
+            inc_arr = np.array([inc.cost, inc.f, inc.s, 1.0 if inc.active else 0.0, inc.outer,
+                                inc.d_strict, inc.d_tie], dtype=np.float64)
+            self.check_time()
         # one compiled call prepares the node, starts the queue and searches (often to the end)
         (done, ordl, posl, valid, wcum, cuts, cstart, wcs, S, Sall, tot, cls, wts, cacc, queue, st, th, thL, thR,
          mlr, counts, Atot, Btot, max_evals) = kern.d2_run(

@@ -732,3 +732,16 @@ def d2_run(rows, order, vals, y, w, wd, sgn, K, lid, inc, gap, tol, rules, budge
                      inc, gap, tol, rules, st, queue, th, thL, thR, mlr, counts, max_evals)
     return (done, ordl, posl, valid, wcum, cuts, cstart, wcs, S, Sall, tot, cls, wts, cacc, queue, st, th, thL, thR,
             mlr, counts, Atot, Btot, max_evals)
+
+
+@njit(cache=True, nogil=True)
+def d2_quick(rows, order, vals, y, w, wd, sgn, K, lid, inc, gap, tol, rules, budget):  # pragma: no cover
+    """:func:`d2_run` returning scalars only: ``(done, best f, best z, evaluations,
+    intervals pruned by SP)``; ``inc`` is updated in place. Boxing the two dozen arrays of
+    ``d2_run`` costs more than the search of a small sub-problem, and they are only needed
+    to resume (``done`` False: the caller starts over with the resumable calls) or to
+    build the tree (done later, from the rows, if the tree is used)."""
+    res = d2_run(rows, order, vals, y, w, wd, sgn, K, lid, inc, gap, tol, rules, budget)
+    st = res[15]
+    counts = res[20]
+    return res[0], st[2], st[3], counts[0], counts[1]
