@@ -19,10 +19,6 @@ import threading
 from dataclasses import dataclass
 from fractions import Fraction
 
-from pysat.examples.rc2 import RC2, RC2Stratified
-from pysat.formula import WCNF
-from pysat.solvers import Solver, SolverNames
-
 from odt.compiler import ir, limits
 from odt.compiler.encode import objective, pb
 from odt.compiler.errors import did_you_mean
@@ -141,6 +137,9 @@ class MaxSatBackend(Backend):
             log.append(f"linear search: {lsu.iterations} models, best cost {lsu.cost}")
             if lsu.optimal and best is not None:
                 return self._finish(model, w, best, True, clock, log, report)
+        from pysat.examples.rc2 import RC2, RC2Stratified  # python-sat loads only when maxsat runs
+        from pysat.formula import WCNF
+
         formula = WCNF()
         for c in w.hard:
             formula.append(list(c))
@@ -237,6 +236,8 @@ def linear_search(w: WeightedCnf, solver_name: str, deadline: float, on_improve,
     Each step is an ordinary SAT call on one incremental solver, so learnt clauses stay."""
     import time
 
+    from pysat.solvers import Solver
+
     top = [w.n_vars]
 
     def new_var() -> int:
@@ -294,4 +295,6 @@ def _values(lits: list[int], n: int) -> tuple[bool, ...]:
 
 def sat_solver_names() -> list[str]:
     """Every name python-sat accepts for a SAT solver (``g3``, ``cadical195``, ...)."""
+    from pysat.solvers import SolverNames
+
     return sorted({alias for names in vars(SolverNames).values() if isinstance(names, tuple) for alias in names})

@@ -18,7 +18,6 @@ from fractions import Fraction
 from math import lcm
 from typing import Callable, Sequence
 
-from pysat.card import CardEnc, EncType
 
 from .. import limits
 
@@ -80,6 +79,8 @@ def _card_at_most(lits: list[int], k: int, new_var: Callable[[], int]) -> Clause
     if k == 0:
         return [[-l] for l in lits]
     top = new_var()  # reserve a block: CardEnc numbers its auxiliaries above top_id
+    from pysat.card import CardEnc, EncType  # python-sat loads only when an encoding needs it
+
     enc = CardEnc.atmost(lits=lits, bound=k, top_id=max(top, max(abs(l) for l in lits)), encoding=EncType.seqcounter)
     highest = max((abs(l) for c in enc.clauses for l in c), default=top)
     while top < highest:  # claim every auxiliary CardEnc used
