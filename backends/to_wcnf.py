@@ -197,7 +197,7 @@ class MaxSatBackend(Backend):
         bound = w.objective.first_level_bound(lower)
         if options.time_limit is None:  # interrupted by a signal without a time limit
             options = dataclasses.replace(options, time_limit=0.0)
-        lsu = linear_search(w, solver_name, deadline=clock.start + options.time_limit,
+        lsu = linear_search(w, solver_name, deadline=clock.start + (options.time_limit or 0.0),
                             on_improve=lambda cost: report(cost, lower), upper=best_cost, held=held)
         if lsu.values is not None:
             best, best_cost = lsu.values, lsu.cost

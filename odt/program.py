@@ -408,7 +408,7 @@ def _depth_floor(c: CheckedProgram) -> Fraction | None:
     first = c.objective.levels[0]
     if [q.kind for q, _ in first.terms] != ["depth"]:
         return None
-    return first.terms[0][1] * c.skeleton.depth_range[0] + first.constant  # type: ignore[union-attr]
+    return first.terms[0][1] * c.skeleton.depth_range[0] + first.constant  # type: ignore[union-attr, index]
 
 
 def check_solve_arguments(time_limit: Any = None, threads: Any = None, seed: Any = None) -> None:
@@ -419,7 +419,7 @@ def check_solve_arguments(time_limit: Any = None, threads: Any = None, seed: Any
         raise OdtError(problem, hint="a number of seconds such as 60")
     for name, value, low, high in (("threads", threads, 0, 1024), ("seed", seed, 0, 2**31 - 1)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral)
-                                  or not low <= value <= high):
+                                  or not low <= int(value) <= high):
             raise OdtError(f"{name} must be an integer in {low}..{high}, not {value!r}")
 
 

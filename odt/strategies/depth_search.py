@@ -19,8 +19,10 @@ def depth_program(c: CheckedProgram, k: int) -> CheckedProgram:
     """The program a depth range solves at depth ``k``: the skeleton with ``depth <= k``
     (``depth = k`` for a BDD) and the objective without its first level, ``depth``
     (``errors`` when nothing follows it)."""
+    sk = c.skeleton
+    assert isinstance(sk, (TreeSkeleton, BddSkeleton))
     rest = c.objective.levels[1:] or (LinearForm.of(QuantityRef("errors")),)
-    return dataclasses.replace(c, skeleton=dataclasses.replace(c.skeleton, depth=k, depth_range=None),
+    return dataclasses.replace(c, skeleton=dataclasses.replace(sk, depth=k, depth_range=None),
                                objective=dataclasses.replace(c.objective, levels=tuple(rest)))
 
 

@@ -105,8 +105,8 @@ def diagram_bounds(c: CheckedProgram, budget: float) -> DiagramBounds | None:
     errors = [sum(per_class, Fraction(0)) - max(per_class)]  # E*_0: the best single class
     L = len(sk.widths)
     deep = None
-    for d in range(1, L + 1) if b > 0 else (L,):
-        tree, res = dp.solve_search(lower_search(_tree_program(c, d)), opts)
+    for depth in range(1, L + 1) if b > 0 else (L,):
+        tree, res = dp.solve_search(lower_search(_tree_program(c, depth)), opts)
         errors.append(res.bound if res.bound is not None else Fraction(0))
         deep = (tree, res)
     fit = fitting_depth(tuple(sk.widths))

@@ -37,7 +37,7 @@ def _minimal_conflict(program: "Program", backend: str | None, time_limit: float
     if isinstance(sk, TreeSkeleton) and (sk.leaves is not None or sk.nodes is not None):
         items.append(("size", "size", sk))
 
-    def infeasible(keep: list) -> bool:
+    def infeasible(keep: list) -> bool | None:
         constraints = tuple(k for kind, k, _ in keep if kind == "constraint")
         skel = sk
         if isinstance(sk, TreeSkeleton) and not any(kind == "size" for kind, _, _ in keep):
