@@ -249,8 +249,10 @@ def _arm() -> None:
         if signal.getsignal(signal.SIGALRM) not in (_on_signal, signal.SIG_DFL, None):
             return  # the embedding program uses SIGALRM itself: rely on cooperative checks
         signal.signal(signal.SIGALRM, _on_signal)
-        signal.setitimer(signal.ITIMER_REAL, max(1e-3, hard - time.perf_counter()))
-    except (ValueError, OSError):  # not the main interpreter, or no timers on this platform
+        # (an alarm due in over a day is re-armed when it fires early: timers take no larger values
+        # everywhere, and a non-finite limit is refused by the caller's validation anyway)
+        signal.setitimer(signal.ITIMER_REAL, min(86400.0, max(1e-3, hard - time.perf_counter())))
+    except (ValueError, OSError, OverflowError):  # not the main interpreter, or no timers on this platform
         pass
 
 

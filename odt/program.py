@@ -183,6 +183,7 @@ class Program:
         bound, status ``interrupted`` for a signal. ``memory_limit`` (bytes) refuses an
         encoding whose estimated size exceeds it before building it."""
         limit = time_limit if time_limit is not None else self.checked.solve.options.get("time_limit")
+        check_solve_arguments(limit, threads, seed)  # before the deadline is armed with it
         held = _Held()
         with limits.time_limit(limit):
             try:

@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import odt
+from odt.compiler.errors import OdtDataError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from helpers import (  # noqa: E402
@@ -183,9 +184,12 @@ def test_regression_no_useful_feature(depth):
 
 
 @pytest.mark.parametrize("alpha", ["0.3", "2.5"])
-def test_regression_all_weights_zero(alpha):
+def test_all_weights_zero_is_refused_as_data(alpha):
+    """Once a regression of the oracle (a solve of nothing); now a data error (issue 18)."""
     case = Case(np.array([[0], [1]]), np.array([0, 1]), np.array([0, 0]))
-    check_against_oracle(case, 2, alpha)  # expected: optimal, objective 0 (a single leaf)
+    with pytest.raises(OdtDataError, match="0 on every row"):
+        odt.compile(case.header() + f"model tree(depth <= 2)\nminimize errors + {alpha} * nodes\n",
+                    data=case.data()).solve()
 
 
 @pytest.mark.parametrize("alpha,leaves", [("2.5", None), (None, 1)])
