@@ -81,8 +81,9 @@ def warm_up(dp) -> None:
     X = rng.random((60, 3))
     for k in (2, 3):
         y = rng.integers(0, k, 60)
-        dp.optimal_tree(X, y, 3, n_classes=k)
-        dp.optimal_tree(X, y, 3, n_classes=k, weights=rng.random(60) + 0.5)
+        for depth in (2, 3):  # depth 2 runs the root entry points (d2_run), 3 the others
+            dp.optimal_tree(X, y, depth, n_classes=k)
+            dp.optimal_tree(X, y, depth, n_classes=k, weights=rng.random(60) + 0.5)
 
 
 def fit_odt(X, y, depth, limit):

@@ -157,6 +157,7 @@ DATASETS = [
     ("lung-cancer", 2), ("lung-cancer", 3),
     ("pima-indians-diabetes", 2),
     ("banknote", 2), ("banknote", 3),
+    ("iris", 4), ("lung-cancer", 4), ("haberman", 4),  # depth 4: ConTree's child order and bounds
 ]
 
 

@@ -6,7 +6,6 @@ tree materialisation, and the numpy kernels used when numba is absent. A mixin o
 from __future__ import annotations
 
 import bisect
-import math
 from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
@@ -541,10 +540,17 @@ class DepthTwo:
             mask[tree.rows] = False
             m = tree.rows.shape[0]
             node = _Node(tree.rows, root.order[sel].reshape(self.p, m), root.vals[sel].reshape(self.p, m))
-            inc = _Incumbent(math.inf, self.d_strict, self.d_tie)
-            self.d2_tree(node, inc, (tree.f1, tree.z))
-            assert inc.tree is not None
-            return inc.tree
+            # the node's arrays from one compiled pass (lazy subtrees only come from the
+            # compiled search): local ids, boundaries and the class and weight by position
+            # (asked for as multiclass, so that they are built for two classes too)
+            prep = _load_kernels().d2_prepare(node.rows, node.order, node.vals, self.y, self.w, self.wd, self.wd,
+                                              max(self.K, 3), self.scratch_pos)
+            node.loc = (prep[0], prep[1])
+            node.valid = prep[2]
+            node.clw = (prep[10], prep[11])
+            sub = self._d2_split_compiled(node, tree.f1, tree.z)[2]
+            assert sub is not None
+            return sub
         if isinstance(tree, DPSplit):
             left, right = self.materialise(tree.left), self.materialise(tree.right)
             if left is not tree.left or right is not tree.right:

@@ -113,13 +113,15 @@ def _refine(tree: DPNode, X: np.ndarray, rows: np.ndarray) -> DPNode:
         return tree
     v = X[rows, tree.feature]
     go = v <= tree.threshold
-    if go.all():
+    k = int(np.count_nonzero(go))
+    if k == v.shape[0]:
         return _refine(tree.left, X, rows)
-    if not go.any():
+    if k == 0:
         return _refine(tree.right, X, rows)
+    back = ~go
     a = float(v[go].max())
-    b = float(v[~go].min())
+    b = float(v[back].min())
     t = (a + b) / 2.0
     if not a <= t < b:
         t = a
-    return DPSplit(tree.feature, t, _refine(tree.left, X, rows[go]), _refine(tree.right, X, rows[~go]))
+    return DPSplit(tree.feature, t, _refine(tree.left, X, rows[go]), _refine(tree.right, X, rows[back]))
