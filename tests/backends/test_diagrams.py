@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, given, settings
 
 import odt
 from odt.compiler.classifiers.diagram import compact_diagram
+from odt.compiler.errors import OdtDataError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from diagram_bruteforce import (brute_force_diagram, count_diagrams, enumerate_diagrams,  # noqa: E402
@@ -167,13 +168,11 @@ def test_layers_no_feature_splits():
 ZERO_WEIGHTS = Case(np.array([[1, 0], [0, 1], [1, 1]]), np.array([0, 1, 2]), np.array([0, 0, 0]))
 
 
-def test_layers_all_weights_zero():
-    """No row counts: the diagram is one class and costs nothing."""
-    _check(ZERO_WEIGHTS, (1, 2), "maxsat")
-
-
-def test_layers_all_weights_zero_cp():
-    _check(ZERO_WEIGHTS, (1, 2), "cp")
+def test_layers_all_weights_zero_are_refused():
+    """No row counts, so every diagram is as good as any other: refused (issue 18)."""
+    with pytest.raises(OdtDataError, match="is 0 on every row"):
+        odt.compile(ZERO_WEIGHTS.header() + "model diagram(widths = [1, 2])\nminimize errors",
+                    data=ZERO_WEIGHTS.data())
 
 
 # ---------------------------------------------------------------------------- the family
