@@ -41,14 +41,16 @@ class Progress:
     elapsed: float
     incumbent: Fraction | None
     bound: Fraction | None
+    #: what the engine wants users to see, e.g. the dp front engine's largest front
+    note: str = ""
 
     @property
     def gap(self) -> float | None:
         if self.incumbent is None or self.bound is None:
             return None
-        if self.incumbent == 0:
+        if self.incumbent == 0 or self.bound >= self.incumbent:
             return 0.0
-        return float((self.incumbent - self.bound) / abs(self.incumbent))
+        return min(1.0, float((self.incumbent - self.bound) / abs(self.incumbent)))  # never over 100%
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,8 @@ def check_solve(s: ast.SolveStmt, errs: Collector) -> SolveRequest:
         if value is not None:
             options[key] = value
     strategy = s.strategy.text if s.strategy else None
-    if strategy is not None and strategy not in STRATEGIES:
+    if s.strategy is not None and strategy not in STRATEGIES:
+        assert strategy is not None
         errs.add(OdtNameError, f"unknown strategy '{strategy}'", s.strategy.span, did_you_mean(strategy, STRATEGIES, "strategy"))
     return SolveRequest(backend, options, strategy, s.span)
 

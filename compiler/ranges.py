@@ -30,10 +30,11 @@ def out_of_range(value: Fraction | float, limit: float = MAX_MAGNITUDE) -> str |
     """
     if isinstance(value, float) and not math.isfinite(value):
         return f"number {value} is not finite"
-    if abs(value) > limit:
+    magnitude = abs(Fraction(value))  # exact, and typed as one kind of number
+    if magnitude > limit:
         digits = len(str(abs(int(value))))
         return f"number out of range: {digits} digits, larger than {power(limit)}"
-    if value != 0 and abs(value) < Fraction(1, MAX_MAGNITUDE):
+    if magnitude != 0 and magnitude < Fraction(1, MAX_MAGNITUDE):
         return f"number {float(value):.3g} is too small: its magnitude is below 1e-{len(str(MAX_MAGNITUDE)) - 1}"
     return None
 

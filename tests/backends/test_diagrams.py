@@ -24,8 +24,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import odt
-from odt.compiler.classifiers.diagram import compact_diagram
 from odt.compiler.errors import OdtDataError
+from odt.compiler.classifiers.diagram import compact_diagram
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from diagram_bruteforce import (brute_force_diagram, count_diagrams, enumerate_diagrams,  # noqa: E402
@@ -168,11 +168,13 @@ def test_layers_no_feature_splits():
 ZERO_WEIGHTS = Case(np.array([[1, 0], [0, 1], [1, 1]]), np.array([0, 1, 2]), np.array([0, 0, 0]))
 
 
-def test_layers_all_weights_zero_are_refused():
-    """No row counts, so every diagram is as good as any other: refused (issue 18)."""
-    with pytest.raises(OdtDataError, match="is 0 on every row"):
-        odt.compile(ZERO_WEIGHTS.header() + "model diagram(widths = [1, 2])\nminimize errors",
-                    data=ZERO_WEIGHTS.data())
+@pytest.mark.parametrize("backend", ["maxsat", "cp"])
+def test_all_weights_zero_is_a_data_error_naming_the_weight_column(backend):
+    """No row counts: nothing to learn, refused where the data enters (issue 18)."""
+    case = ZERO_WEIGHTS
+    with pytest.raises(OdtDataError, match="weight"):
+        odt.compile(case.header() + "model diagram(widths = [1, 2])\nminimize errors\n",
+                    data=case.data()).solve(backend=backend)
 
 
 # ---------------------------------------------------------------------------- the family

@@ -1,0 +1,161 @@
+"""Pareto fronts of integer vectors: the non-dominated filter of the front engine
+(``pareto.py``; STreeD, van der Linden et al., NeurIPS 2023, Sec. 4.4: a subproblem keeps
+every solution no other solution beats on every component).
+
+A front is a matrix of int64 vectors with two kinds of columns: *ordered* columns, smaller
+is better (objective levels, quantities bounded from above), and *exact* columns, which a
+dominating vector must match (quantities bounded on both sides: ``==`` rows, and the two
+mirrored rows of ``abs(e) <= d``, which together pin ``e``). Each vector also carries the
+set of columns its tree tests as a bitmask: ignored, compared by inclusion (a subset is
+better: ``features_used`` bounded from above) or exactly (``uses`` formulas).
+
+``nondominated`` sorts by the exact columns, then by the sum of the ordered ones, then by
+the size of the mask, and sweeps each group of equal exact columns once: a vector is kept
+when no vector kept before it in its group is at most it everywhere. Equal vectors keep the
+first. Compiled with numba when it imports (``kernels.AVAILABLE``) and the front is large;
+small fronts stay on numpy (the compiled kernels cost a one-time load per process).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .kernels import AVAILABLE, njit
+
+MASK_IGNORE, MASK_SUBSET, MASK_EXACT = 0, 1, 2
+#: below these sizes numpy does the work: the compiled kernels cost a one-time load per process
+SMALL_FRONT = 200
+SMALL_PAIRS = 40_000
+
+
+@njit(cache=True, nogil=True)
+def _sweep(order, E, O, mask, mode):  # pragma: no cover - compiled
+    F = order.shape[0]
+    J = E.shape[1]
+    K = O.shape[1]
+    keep = np.empty(F, dtype=np.int64)
+    n_keep = 0
+    group_start = 0
+    for idx in range(F):
+        i = order[idx]
+        if idx > 0:
+            p = order[idx - 1]
+            for c in range(J):
+                if E[i, c] != E[p, c]:
+                    group_start = n_keep
+                    break
+        dominated = False
+        for q in range(group_start, n_keep):
+            j = keep[q]
+            ok = True
+            for c in range(K):
+                if O[j, c] > O[i, c]:
+                    ok = False
+                    break
+            if not ok:
+                continue
+            if mode == 1:
+                if (mask[j] & ~mask[i]) != 0:
+                    continue
+            elif mode == 2:
+                if mask[j] != mask[i]:
+                    continue
+            dominated = True
+            break
+        if not dominated:
+            keep[n_keep] = i
+            n_keep += 1
+    return keep[:n_keep]
+
+
+@njit(cache=True, nogil=True)
+def _pairs(LV, RV, node, cap_lo, cap_hi, count_only, out_a, out_b):  # pragma: no cover - compiled
+    """Pairs (i, j) with LV[i] + RV[j] + node within [cap_lo, cap_hi] on every component;
+    RV is sorted by its first column, so a row of LV stops at the first j beyond cap_hi[0]."""
+    nl, K = LV.shape
+    nr = RV.shape[0]
+    n = 0
+    for i in range(nl):
+        base0 = LV[i, 0] + node[0]
+        for j in range(nr):
+            if base0 + RV[j, 0] > cap_hi[0]:
+                break
+            ok = True
+            for k in range(K):
+                v = LV[i, k] + RV[j, k] + node[k]
+                if v > cap_hi[k] or v < cap_lo[k]:
+                    ok = False
+                    break
+            if ok:
+                if not count_only:
+                    out_a[n] = i
+                    out_b[n] = j
+                n += 1
+    return n
+
+
+def pairs(LV: np.ndarray, RV: np.ndarray, node: np.ndarray, cap_lo: np.ndarray,
+          cap_hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Indices (a, b) of the pairs of a left and a right front whose sum (plus ``node``)
+    lies within the caps on every component, without forming the other pairs.
+
+    >>> a, b = pairs(np.array([[1], [5]]), np.array([[0], [2]]), np.array([0]), np.array([0]), np.array([3]))
+    >>> list(zip(a.tolist(), b.tolist()))
+    [(0, 0), (0, 1)]
+    """
+    if not AVAILABLE or LV.shape[0] * RV.shape[0] <= SMALL_PAIRS:  # numpy: no compiled code to load
+        V = LV[:, None, :] + RV[None, :, :] + node
+        ok = ((V <= cap_hi) & (V >= cap_lo)).all(axis=2)
+        a, b = np.nonzero(ok)
+        return a.astype(np.int64), b.astype(np.int64)
+    order = np.argsort(RV[:, 0], kind="stable")
+    RVs = np.ascontiguousarray(RV[order])
+    LVc = np.ascontiguousarray(LV)
+    empty = np.zeros(0, dtype=np.int64)
+    n = _pairs(LVc, RVs, node, cap_lo, cap_hi, True, empty, empty)
+    a = np.empty(n, dtype=np.int64)
+    b = np.empty(n, dtype=np.int64)
+    _pairs(LVc, RVs, node, cap_lo, cap_hi, False, a, b)
+    return a, order[b]
+
+
+def _popcount(mask: np.ndarray) -> np.ndarray:
+    m = mask.astype(np.uint64)
+    out = np.zeros(m.shape[0], dtype=np.int64)
+    while m.any():
+        out += (m & np.uint64(1)).astype(np.int64)
+        m = m >> np.uint64(1)
+    return out
+
+
+def nondominated(E: np.ndarray, O: np.ndarray, mask: np.ndarray, mode: int) -> np.ndarray:
+    """Indices of the non-dominated rows of the front (exact columns ``E``, ordered columns
+    ``O``, masks ``mask`` compared by ``mode``), in an order of increasing exact key.
+
+    >>> E = np.zeros((4, 0), dtype=np.int64); O = np.array([[1, 5], [2, 2], [1, 6], [3, 3]])
+    >>> sorted(nondominated(E, O, np.zeros(4, dtype=np.int64), MASK_IGNORE).tolist())
+    [0, 1]
+    """
+    F = O.shape[0]
+    if F <= 1:
+        return np.arange(F)
+    keys = [_popcount(mask) if mode != MASK_IGNORE else np.zeros(F, dtype=np.int64), O.sum(axis=1)]
+    keys += [E[:, c] for c in range(E.shape[1] - 1, -1, -1)]
+    order = np.lexsort(keys)
+    if O.shape[1] == 1 and mode == MASK_IGNORE:  # one ordered column: the first of each exact group
+        new = np.ones(F, dtype=bool)
+        Es = E[order]
+        new[1:] = (Es[1:] != Es[:-1]).any(axis=1) if E.shape[1] else False
+        return order[new]
+    if not AVAILABLE or F <= SMALL_FRONT:  # numpy, pairwise (dominance is transitive: any earlier dominator will do)
+        Os, Es, Ms = O[order], E[order], mask[order]
+        dom = (Os[:, None, :] <= Os[None, :, :]).all(axis=2) & (Es[:, None, :] == Es[None, :, :]).all(axis=2)
+        if mode == MASK_SUBSET:
+            dom &= (Ms[:, None] & ~Ms[None, :]) == 0
+        elif mode == MASK_EXACT:
+            dom &= Ms[:, None] == Ms[None, :]
+        return order[~np.triu(dom, 1).any(axis=0)]
+    return _sweep(np.ascontiguousarray(order), np.ascontiguousarray(E), np.ascontiguousarray(O),
+                  np.ascontiguousarray(mask), mode)
+
+
+__all__ = ["AVAILABLE", "MASK_EXACT", "MASK_IGNORE", "MASK_SUBSET", "nondominated", "pairs"]
