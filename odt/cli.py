@@ -20,6 +20,7 @@ from pathlib import Path
 
 from odt.compiler import limits
 from odt.compiler.errors import OdtError
+from odt.compiler.ranges import positive_seconds
 from odt.outputs import check_writable, write_atomic
 
 
@@ -333,6 +334,10 @@ def main(argv: list[str] | None = None, age: float = 0.0) -> int:
 
 def _run(args: argparse.Namespace, age: float) -> int:
     limit = getattr(args, "time_limit", None)
+    problem = positive_seconds(limit)
+    if problem is not None:  # before any deadline is armed with it
+        print(OdtError(problem, hint="a number of seconds such as 60").render(), file=sys.stderr)
+        return 1
     try:
         # the limit is the whole process's: the interpreter's start and imports, loading, solving
         with limits.time_limit(None if limit is None else limit - age):

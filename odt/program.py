@@ -182,6 +182,7 @@ class Program:
         SIGTERM arrive (the CLI's handlers), the best incumbent is returned with its
         bound, status ``interrupted`` for a signal. ``memory_limit`` (bytes) refuses an
         encoding whose estimated size exceeds it before building it."""
+        check_solve_arguments(time_limit, threads, seed)  # before a deadline is armed with them
         limit = time_limit if time_limit is not None else self.checked.solve.options.get("time_limit")
         held = _Held()
         with limits.time_limit(limit):
@@ -205,7 +206,6 @@ class Program:
         program (by re-evaluation), its value is handed to the solver as a cutoff: the
         solver then searches only for strictly better trees, and if there are none, the
         warm start is the proven optimum."""
-        check_solve_arguments(time_limit, threads, seed)
         conflict = data_conflict(self.checked)
         if conflict is not None:
             raise InfeasibleProgram(
