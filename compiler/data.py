@@ -427,6 +427,8 @@ def _thresholds(values: np.ndarray, rule: ColumnRule) -> list[float]:
         return []
     mids = (uniq[:-1] + uniq[1:]) / 2.0
     if rule.method == "quantiles":
+        if rule.k - 1 >= mids.size:  # as many quantiles as midpoints: each midpoint is a cut
+            return mids.tolist()
         qs = np.quantile(values, [i / rule.k for i in range(1, rule.k)])
         chosen = []
         for q in qs:  # snap each quantile to the nearest midpoint so cuts fall between values

@@ -204,11 +204,12 @@ class _ToAst(Transformer):
     def group_def(self, meta, ch):
         return ast.GroupDef(ch[0], ch[1], self.s(meta))
 
+    # A one-item and/or is its item: parentheses and plain conditions add no nesting.
     def bool_or(self, meta, ch):
-        return ast.BoolOr(tuple(ch), self.s(meta))
+        return ch[0] if len(ch) == 1 else ast.BoolOr(tuple(ch), self.s(meta))
 
     def bool_and(self, meta, ch):
-        return ast.BoolAnd(tuple(ch), self.s(meta))
+        return ch[0] if len(ch) == 1 else ast.BoolAnd(tuple(ch), self.s(meta))
 
     def bool_not(self, meta, ch):
         return ast.BoolNot(ch[0], self.s(meta))
@@ -355,10 +356,10 @@ class _ToAst(Transformer):
         return ast.UsesNot(ch[0], self.s(meta))
 
     def uses_and(self, meta, ch):
-        return ast.UsesAnd(tuple(ch), self.s(meta))
+        return ch[0] if len(ch) == 1 else ast.UsesAnd(tuple(ch), self.s(meta))
 
     def uses_or(self, meta, ch):
-        return ast.UsesOr(tuple(ch), self.s(meta))
+        return ch[0] if len(ch) == 1 else ast.UsesOr(tuple(ch), self.s(meta))
 
     def call_constraint(self, meta, ch):
         return ast.CallConstraint(ast.Call(ch[0], tuple(c for c in ch[1:] if c is not None), self.s(meta)), self.s(meta))

@@ -275,7 +275,7 @@ def _objective_uses(p: CheckedProgram) -> Iterator[Use]:
 
 def _constraint_uses(p: CheckedProgram) -> Iterator[Use]:
     for c in p.constraints:
-        text = _quote(c.span, str(c))
+        text = _quote(c.span, "") or str(c)  # str() of a deeply nested AST recurses: only without a span
         if isinstance(c, StructuralConstraint):
             node = c.node
             if isinstance(node, ast.Every) and isinstance(node.body, ast.OrderOnPath):

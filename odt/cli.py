@@ -50,7 +50,8 @@ def cmd_check(args: argparse.Namespace) -> int:
           f"{len(data.binarizer.columns)} columns, target '{data.target}' with classes {list(data.classes)}")
     print(f"  groups      {', '.join(f'{g} ({int(m.sum())} rows)' for g, m in c.groups.items()) or '-'}")
     print(f"  model       {c.model_span.quote()}")
-    print(f"  objective   {c.objective.span.quote() if c.objective.span.source else 'minimize errors (default)'}")
+    written = c.objective.span.source is not None and c.objective.span != c.program.span
+    print(f"  objective   {c.objective.span.quote() if written else 'minimize errors (default)'}")
     print(f"  constraints {len(c.constraints)}")
     err = refused_everywhere(c)
     if err is not None:

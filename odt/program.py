@@ -206,7 +206,6 @@ class Program:
         program (by re-evaluation), its value is handed to the solver as a cutoff: the
         solver then searches only for strictly better trees, and if there are none, the
         warm start is the proven optimum."""
-        check_solve_arguments(time_limit, threads, seed)
         conflict = data_conflict(self.checked)
         if conflict is not None:
             raise InfeasibleProgram(

@@ -183,13 +183,13 @@ def test_regression_no_useful_feature(depth):
     check_against_oracle(case, depth)  # expected: optimal, 1 error (a single leaf)
 
 
-@pytest.mark.parametrize("alpha", ["0.3", "2.5"])
-def test_all_weights_zero_is_refused_as_data(alpha):
-    """Once a regression of the oracle (a solve of nothing); now a data error (issue 18)."""
+
+def test_weights_that_are_all_zero_are_refused():
+    """Issue 18: with every weight 0 every classifier has the same errors; the program is
+    refused (it used to solve to a single leaf of objective 0)."""
     case = Case(np.array([[0], [1]]), np.array([0, 1]), np.array([0, 0]))
-    with pytest.raises(OdtDataError, match="0 on every row"):
-        odt.compile(case.header() + f"model tree(depth <= 2)\nminimize errors + {alpha} * nodes\n",
-                    data=case.data()).solve()
+    with pytest.raises(OdtDataError, match="is 0 on every row"):
+        odt.compile(_program(case, 2, "0.3"), data=case.data())
 
 
 @pytest.mark.parametrize("alpha,leaves", [("2.5", None), (None, 1)])

@@ -172,3 +172,12 @@ def test_syntax_errors_are_syntax_errors(folder):
     with pytest.raises(OdtSyntaxError) as info:
         odt.compile("model tree(depth <= 2\nminimize errors @\n", base_dir=folder)
     assert len(info.value.diagnostics) == 2
+
+
+def test_more_quantiles_than_values_cut_at_every_midpoint(folder):
+    many = odt.compile('data "data.csv" { target class numeric age by quantiles(900000000) }\nmodel tree(depth <= 1)\n',
+                       base_dir=folder)
+    every = odt.compile('data "data.csv" { target class numeric age by thresholds(all) }\nmodel tree(depth <= 1)\n',
+                        base_dir=folder)
+    assert [f.threshold for f in many.dataset.features if f.column == "age"] == \
+        [f.threshold for f in every.dataset.features if f.column == "age"]
