@@ -55,7 +55,7 @@ def test_the_tree_bound_is_valid_and_changes_no_optimum(seed, widths, objective)
     bounds = diagram_bounds(prog.checked, 10.0)
     assert bounds is not None and bounds.lower <= Fraction(plain.objective).limit_denominator(10**6)
     for backend in ("cp", "maxsat", "milp"):
-        res = prog.solve(backend=backend, time_limit=60)
+        res = prog.solve(backend=backend, time_limit=180)  # generous: milp on a loaded machine
         assert res.status == "optimal" and res.verified, backend
         assert res.objective == pytest.approx(plain.objective), backend
 
