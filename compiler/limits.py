@@ -127,9 +127,11 @@ def expired() -> bool:
 def check() -> None:
     """Raise ``Stopped`` when interrupted or past the innermost deadline (cooperative checks
     in long loops: cheaper and earlier than the hard stop)."""
+    me = _mine()
+    if me.shield:  # a result is being made or written
+        return
     if _S.reason is not None:
         raise Stopped(_S.reason)
-    me = _mine()
     if me.deadlines and time.perf_counter() >= me.deadlines[-1]:
         raise Stopped(TIME_LIMIT)
 
@@ -159,7 +161,9 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         with _S.lock:
             me.deadlines.pop()
             me.hard.pop()
-        _arm()
+        # back in the enclosing scope, whose code makes the result of this one: an alarm due
+        # within a second would cut that short (cooperative checks and the watcher still hold)
+        _arm(min_ahead=1.0)
 
 
 @contextmanager
@@ -232,14 +236,14 @@ def _on_signal(signum: int, frame) -> None:
     raise Stopped(reason)
 
 
-def _arm() -> None:
+def _arm(min_ahead: float = 0.0) -> None:
     """Point SIGALRM (main thread only) and the watcher at the innermost hard deadline."""
     _wake()
     if threading.current_thread() is not threading.main_thread():
         return
     me = _mine()
     hard = me.hard[-1] if me.hard else None
-    if hard is not None and hard <= time.perf_counter():
+    if hard is not None and hard <= time.perf_counter() + min_ahead:
         hard = None  # code that runs on past a hard deadline is wrapping up: checks, no alarm
     try:
         if hard is None:

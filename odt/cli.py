@@ -345,6 +345,8 @@ def _run(args: argparse.Namespace, age: float) -> int:
     except limits.Stopped as stop:  # before a solve could hold an incumbent (e.g. while loading data)
         print(f"odtc: stopped by {'the ' if stop.reason == limits.TIME_LIMIT else 'an '}{stop.reason} "
               "before any classifier was found", file=sys.stderr)
+        if os.environ.get("ODT_DEBUG"):
+            traceback.print_exc()
         return limits.EXIT_CODES.get(stop.reason, 1)
     except OdtError as exc:
         print(exc.render(), file=sys.stderr)
