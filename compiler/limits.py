@@ -21,6 +21,7 @@ Invariants:
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import signal
@@ -82,6 +83,8 @@ class _State:
 
 
 _S = _State()
+#: files whose code the hard deadline never interrupts (the scopes' own bookkeeping)
+_DEFER_IN = {__file__, contextlib.__file__}
 
 
 def _mine() -> _Scopes:
@@ -219,6 +222,9 @@ def _on_signal(signum: int, frame) -> None:
         hard = me.hard[-1] if me.hard else None
         if hard is None or time.perf_counter() < hard - 1e-3:  # a stale alarm of a closed scope
             _arm()
+            return
+        if frame is not None and frame.f_code.co_filename in _DEFER_IN:  # a scope opening or closing:
+            signal.setitimer(signal.ITIMER_REAL, 0.005)  # its bookkeeping must not be cut, retry soon
             return
         reason = TIME_LIMIT  # not a stop reason for the scopes around: only this one ends
     else:
