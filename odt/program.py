@@ -347,7 +347,8 @@ class Program:
             agree = bool(ev.objective) and ev.objective[0] <= claimed[0] + _TOL and ev.train_errors <= solver_errors + _TOL
         verified = agree and ev.feasible
         objective = ev.objective[0] if ev.objective else None
-        bound = float(res.bound) if res.bound is not None else _least_value(self.checked)
+        least = _least_value(self.checked)  # never a negative bound on a non-negative objective
+        bound = least if res.bound is None else float(res.bound) if least is None else max(float(res.bound), least)
         gap = None
         if objective is not None and bound is not None:
             bound = min(bound, objective)  # the incumbent itself bounds the optimum from above
