@@ -149,16 +149,16 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         return
     me = _mine()
     now = time.perf_counter()
-    seconds = max(0.0, seconds)
+    seconds = min(max(0.0, seconds), 1e7)  # beyond ~4 months a limit is no limit (timers overflow)
     end, hard = now + seconds - reserve(seconds), now + seconds + grace(seconds)
     if me.deadlines:
         end, hard = min(end, me.deadlines[-1]), min(hard, me.hard[-1])
     with _S.lock:
         me.deadlines.append(end)
         me.hard.append(hard)
-    _ensure_watcher()
-    _arm()
     try:
+        _ensure_watcher()
+        _arm()
         yield
     finally:
         with _S.lock:
