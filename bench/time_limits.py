@@ -30,7 +30,7 @@ FAIR = ("group aa = `Race=African-American` == 1\ngroup ca = `Race=Caucasian` ==
         "model tree(depth <= 3)\nminimize errors\nsubject to { rate(1, aa) <= 1.1 * rate(1, ca) }\n")
 CASES = {  # name: (data file, command, backend or None, program body)
     "cp-fair": ("compas.csv", "solve", "cp", FAIR),
-    "milp-diagram": ("compas.csv", "solve", "milp", "model diagram(widths = [1, 3, 3])\nminimize errors + 0.5 * nodes\n"),
+    "milp-diagram": ("compas.csv", "solve", "milp", "model diagram(widths = [1, 2, 4])\nminimize errors + 0.5 * nodes\n"),
     "cp-mushroom-leaf": ("mushroom.csv", "solve", "cp",
                          "model tree(depth <= 4)\nminimize errors\nsubject to { every leaf: samples >= 50 }\n"),
     "maxsat-depth3": ("compas.csv", "solve", "maxsat", "model tree(depth <= 3)\nminimize errors\n"),
@@ -40,7 +40,7 @@ CASES = {  # name: (data file, command, backend or None, program body)
                     "subject to { errors <= 1500 }\nsolve maxsat strategy incremental\n"),
     "depth-search": ("compas.csv", "solve", None, "model tree(depth in 1..8)\nminimize depth then errors\n"
                      "subject to { errors <= 2200 }\n"),
-    "explain": ("compas.csv", "explain", None, FAIR.replace("subject to {", "subject to {\n  errors <= 1000\n"
+    "explain": ("compas.csv", "explain", None, FAIR.replace("subject to {", "subject to {\n  errors <= 2000\n"
                                                            "  leaves <= 3\n")),
 }
 

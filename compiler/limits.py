@@ -21,6 +21,7 @@ Invariants:
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import signal
@@ -82,6 +83,8 @@ class _State:
 
 
 _S = _State()
+#: files whose code the hard deadline never interrupts (the scopes' own bookkeeping)
+_DEFER_IN = {__file__, contextlib.__file__}
 
 
 def _mine() -> _Scopes:
@@ -127,9 +130,11 @@ def expired() -> bool:
 def check() -> None:
     """Raise ``Stopped`` when interrupted or past the innermost deadline (cooperative checks
     in long loops: cheaper and earlier than the hard stop)."""
+    me = _mine()
+    if me.shield:  # a result is being made or written
+        return
     if _S.reason is not None:
         raise Stopped(_S.reason)
-    me = _mine()
     if me.deadlines and time.perf_counter() >= me.deadlines[-1]:
         raise Stopped(TIME_LIMIT)
 
@@ -144,22 +149,24 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         return
     me = _mine()
     now = time.perf_counter()
-    seconds = max(0.0, seconds)
+    seconds = min(max(0.0, seconds), 1e7)  # beyond ~4 months a limit is no limit (timers overflow)
     end, hard = now + seconds - reserve(seconds), now + seconds + grace(seconds)
     if me.deadlines:
         end, hard = min(end, me.deadlines[-1]), min(hard, me.hard[-1])
     with _S.lock:
         me.deadlines.append(end)
         me.hard.append(hard)
-    _ensure_watcher()
-    _arm()
     try:
+        _ensure_watcher()
+        _arm()
         yield
     finally:
         with _S.lock:
             me.deadlines.pop()
             me.hard.pop()
-        _arm()
+        # back in the enclosing scope, whose code makes the result of this one: an alarm due
+        # within a second would cut that short (cooperative checks and the watcher still hold)
+        _arm(min_ahead=1.0)
 
 
 @contextmanager
@@ -216,6 +223,9 @@ def _on_signal(signum: int, frame) -> None:
         if hard is None or time.perf_counter() < hard - 1e-3:  # a stale alarm of a closed scope
             _arm()
             return
+        if frame is not None and frame.f_code.co_filename in _DEFER_IN:  # a scope opening or closing:
+            signal.setitimer(signal.ITIMER_REAL, 0.005)  # its bookkeeping must not be cut, retry soon
+            return
         reason = TIME_LIMIT  # not a stop reason for the scopes around: only this one ends
     else:
         reason = _REASON_OF_SIGNAL.get(signal.Signals(signum), INTERRUPT)
@@ -232,14 +242,14 @@ def _on_signal(signum: int, frame) -> None:
     raise Stopped(reason)
 
 
-def _arm() -> None:
+def _arm(min_ahead: float = 0.0) -> None:
     """Point SIGALRM (main thread only) and the watcher at the innermost hard deadline."""
     _wake()
     if threading.current_thread() is not threading.main_thread():
         return
     me = _mine()
     hard = me.hard[-1] if me.hard else None
-    if hard is not None and hard <= time.perf_counter():
+    if hard is not None and hard <= time.perf_counter() + min_ahead:
         hard = None  # code that runs on past a hard deadline is wrapping up: checks, no alarm
     try:
         if hard is None:

@@ -103,9 +103,14 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 
 def _solve(prog, args: argparse.Namespace) -> int:
-    result = prog.solve(backend=args.backend, time_limit=args.time_limit, threads=args.threads,
-                        seed=args.seed, verbose=args.verbose,
-                        progress=_progress_printer(args.quiet or args.json), memory_limit=args.memory_limit)
+    result = None
+    try:
+        result = prog.solve(backend=args.backend, time_limit=args.time_limit, threads=args.threads,
+                            seed=args.seed, verbose=args.verbose,
+                            progress=_progress_printer(args.quiet or args.json), memory_limit=args.memory_limit)
+    except limits.Stopped:  # the hard deadline just after the solve returned: its result stands
+        if result is None:
+            raise
     with limits.shielded():  # past the deadline or after a signal, the result is still printed and written
         return _report(result, args)
 
@@ -345,6 +350,8 @@ def _run(args: argparse.Namespace, age: float) -> int:
     except limits.Stopped as stop:  # before a solve could hold an incumbent (e.g. while loading data)
         print(f"odtc: stopped by {'the ' if stop.reason == limits.TIME_LIMIT else 'an '}{stop.reason} "
               "before any classifier was found", file=sys.stderr)
+        if os.environ.get("ODT_DEBUG"):
+            traceback.print_exc()
         return limits.EXIT_CODES.get(stop.reason, 1)
     except OdtError as exc:
         print(exc.render(), file=sys.stderr)

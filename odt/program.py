@@ -185,13 +185,20 @@ class Program:
         limit = time_limit if time_limit is not None else self.checked.solve.options.get("time_limit")
         check_solve_arguments(limit, threads, seed)  # before the deadline is armed with it
         held = _Held()
-        with limits.time_limit(limit):
-            try:
-                result = self._solve(backend, limit, threads, seed, verbose, progress, warm_start,
-                                     memory_limit, held)
-            except limits.Stopped as stop:
+        result: SolveResult | None = None
+        try:
+            with limits.time_limit(limit):
+                try:
+                    result = self._solve(backend, limit, threads, seed, verbose, progress, warm_start,
+                                         memory_limit, held)
+                except limits.Stopped as stop:
+                    with limits.shielded():
+                        result = held.result(self, stop.reason)
+        except limits.Stopped as stop:  # the hard deadline, just as the scope closed
+            if result is None:
                 with limits.shielded():
                     result = held.result(self, stop.reason)
+        assert result is not None
         if limits.stop_reason() is not None and result.status != "optimal":
             result = dataclasses.replace(result, status="interrupted")
         return result
@@ -340,7 +347,8 @@ class Program:
             agree = bool(ev.objective) and ev.objective[0] <= claimed[0] + _TOL and ev.train_errors <= solver_errors + _TOL
         verified = agree and ev.feasible
         objective = ev.objective[0] if ev.objective else None
-        bound = float(res.bound) if res.bound is not None else _least_value(self.checked)
+        least = _least_value(self.checked)  # never a negative bound on a non-negative objective
+        bound = least if res.bound is None else float(res.bound) if least is None else max(float(res.bound), least)
         gap = None
         if objective is not None and bound is not None:
             bound = min(bound, objective)  # the incumbent itself bounds the optimum from above

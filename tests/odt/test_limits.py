@@ -66,7 +66,7 @@ def test_the_time_limit_holds_for_the_whole_process(tmp_path, case):
 
 
 def test_explain_holds_the_time_limit_and_says_when_it_is_undecided(tmp_path):
-    prog = _program(tmp_path, HARD["cp"].replace("subject to {", "subject to {\n  errors <= 1000\n  leaves <= 3\n"))
+    prog = _program(tmp_path, HARD["cp"].replace("subject to {", "subject to {\n  errors <= 2000\n  leaves <= 3\n"))
     started = time.perf_counter()
     run = subprocess.run([str(ODTC), "explain", str(prog), "--time-limit", str(LIMIT)],
                          capture_output=True, text=True, timeout=120)
