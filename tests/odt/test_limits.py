@@ -44,6 +44,7 @@ def _program(tmp_path: Path, body: str, name: str = "p.odt") -> Path:
     return p
 
 
+@pytest.mark.slow  # whole odtc processes that run to their limit
 @pytest.mark.parametrize("case", list(HARD))
 def test_the_time_limit_holds_for_the_whole_process(tmp_path, case):
     prog = _program(tmp_path, HARD[case])
@@ -65,6 +66,7 @@ def test_the_time_limit_holds_for_the_whole_process(tmp_path, case):
             assert 0 <= out["gap"] <= 1
 
 
+@pytest.mark.slow  # whole odtc processes that run to their limit
 def test_explain_holds_the_time_limit_and_says_when_it_is_undecided(tmp_path):
     prog = _program(tmp_path, HARD["cp"].replace("subject to {", "subject to {\n  errors <= 2000\n  leaves <= 3\n"))
     started = time.perf_counter()
@@ -76,6 +78,7 @@ def test_explain_holds_the_time_limit_and_says_when_it_is_undecided(tmp_path):
     assert "undecided" in run.stderr or "infeasible" in run.stdout
 
 
+@pytest.mark.slow  # whole odtc processes that run to their limit
 @pytest.mark.parametrize("sig, backend, code", [(signal.SIGINT, "maxsat", 130), (signal.SIGTERM, "cp", 143),
                                              (signal.SIGINT, "milp", 130)])
 def test_an_interrupt_prints_and_writes_the_incumbent(tmp_path, sig, backend, code):
