@@ -242,6 +242,8 @@ class FrontSearch:
         self.comp = components(problem, cand.dim, s, type_keys, total_w)
         comp = self.comp
         self.K = comp.M.shape[2]
+        self.Mflat = np.ascontiguousarray(comp.M.reshape(self.T, -1))  # (T, C * K)
+        self.Wt1 = np.column_stack([self.Wt, np.ones(n)])
         self.Mmin = comp.M.min(axis=1)  # (T, K)
         self.Mmax = comp.M.max(axis=1)
         self.total = np.bincount(self.type_of, weights=self.wint, minlength=self.T).astype(np.int64)
@@ -345,11 +347,11 @@ class FrontSearch:
 
     # ------------------------------------------------------------------ recursion
     def _leaves(self, S: np.ndarray, cnt: np.ndarray) -> Front:
-        C = self.problem.n_classes
-        err, _ = self.base.leaf(S)
-        if err == float("inf"):
+        n, m = S.shape[0], self.base.min_leaf
+        if n < m and (n > 0 or m > 1):  # a leaf too small (as ``Search.leaf``)
             return _empty(self.K)
-        V = np.stack([cnt @ self.comp.M[:, c, :] for c in range(C)])
+        C = self.problem.n_classes
+        V = (cnt @ self.Mflat).reshape(C, self.K)
         z = np.zeros(C, dtype=np.int64)
         return Front(V, z.copy(), np.full(C, -1, dtype=np.int64), np.arange(C, dtype=np.int64), z.copy())
 
@@ -379,25 +381,22 @@ class FrontSearch:
         return self.comp.node_const + self.comp.node_cost[f] * n_rows
 
     def _depth_one(self, S: np.ndarray, cnt: np.ndarray, state: tuple) -> Front:
-        BS = self.B[S]
-        ok = self.base.allowed(S, state) & self.base.sizes_ok(BS.sum(axis=0), S.shape[0])
+        RW = self.Bf[S].T @ self.Wt1[S]  # (m, T + 1): type weights and rows going right
+        ok = self.base.allowed(S, state) & self.base.sizes_ok(RW[:, -1], S.shape[0])
         fs = np.flatnonzero(ok)
         if not fs.size:
             return _empty(self.K)
-        right = np.rint(self.Bf[S][:, fs].T @ self.Wt[S]).astype(np.int64)  # (q, T) type weights going right
+        right = np.rint(RW[fs, :-1]).astype(np.int64)  # (q, T) exact: integer weights below 2**53
         left = cnt[None, :] - right
-        M = self.comp.M
-        Lv = np.einsum("qt,tck->qck", left, M)
-        Rv = np.einsum("qt,tck->qck", right, M)
-        n_w = int(cnt.sum())
-        node = self.comp.node_const[None, :] + self.comp.node_cost[fs] * n_w  # (q, K)
-        C = M.shape[1]
+        q, C, K = fs.shape[0], self.comp.M.shape[1], self.K
+        Lv = (left @ self.Mflat).reshape(q, C, K)
+        Rv = (right @ self.Mflat).reshape(q, C, K)
+        node = self.comp.node_const[None, :] + self.comp.node_cost[fs] * int(cnt.sum())  # (q, K)
         V = Lv[:, :, None, :] + Rv[:, None, :, :] + node[:, None, None, :]  # (q, C, C, K)
-        q = fs.shape[0]
         f = np.repeat(fs, C * C)
         a = np.tile(np.repeat(np.arange(C), C), q)
         b = np.tile(np.arange(C), q * C)
-        return Front(V.reshape(-1, self.K), np.repeat(self.bits[fs], C * C), f.astype(np.int64), a, b)
+        return Front(V.reshape(-1, K), np.repeat(self.bits[fs], C * C), f.astype(np.int64), a, b)
 
     def _general(self, S: np.ndarray, d: int, cnt: np.ndarray, state: tuple, root: bool) -> list[Front]:
         BS = self.B[S]
