@@ -24,7 +24,7 @@ from .kernels import AVAILABLE, njit
 MASK_IGNORE, MASK_SUBSET, MASK_EXACT = 0, 1, 2
 #: below these sizes numpy does the work: the compiled kernels cost a one-time load per process
 SMALL_FRONT = 200
-SMALL_PAIRS = 40_000
+SMALL_PAIRS = 1 << 26
 
 
 @njit(cache=True, nogil=True)
@@ -103,10 +103,7 @@ def pairs(LV: np.ndarray, RV: np.ndarray, node: np.ndarray, cap_lo: np.ndarray,
     [(0, 0), (0, 1)]
     """
     if not AVAILABLE or LV.shape[0] * RV.shape[0] <= SMALL_PAIRS:  # numpy: no compiled code to load
-        V = LV[:, None, :] + RV[None, :, :] + node
-        ok = ((V <= cap_hi) & (V >= cap_lo)).all(axis=2)
-        a, b = np.nonzero(ok)
-        return a.astype(np.int64), b.astype(np.int64)
+        return _pairs_numpy(LV, RV, node, cap_lo, cap_hi)
     order = np.argsort(RV[:, 0], kind="stable")
     RVs = np.ascontiguousarray(RV[order])
     LVc = np.ascontiguousarray(LV)
@@ -116,6 +113,31 @@ def pairs(LV: np.ndarray, RV: np.ndarray, node: np.ndarray, cap_lo: np.ndarray,
     b = np.empty(n, dtype=np.int64)
     _pairs(LVc, RVs, node, cap_lo, cap_hi, False, a, b)
     return a, order[b]
+
+
+def _pairs_numpy(LV, RV, node, cap_lo, cap_hi, chunk: int = 1 << 19) -> tuple[np.ndarray, np.ndarray]:
+    """``pairs`` in blocks of left rows (by increasing first column) against the right rows
+    whose first column can still fit under ``cap_hi[0]`` (a binary search)."""
+    nl, nr = LV.shape[0], RV.shape[0]
+    order = np.argsort(RV[:, 0], kind="stable")
+    RVs = RV[order]
+    lorder = np.argsort(LV[:, 0], kind="stable")
+    step = max(1, chunk // max(nr, 1))
+    out_a, out_b = [], []
+    for start in range(0, nl, step):
+        idx = lorder[start:start + step]
+        Lc = LV[idx]
+        lim = int(np.searchsorted(RVs[:, 0], cap_hi[0] - Lc[0, 0] - node[0], side="right"))
+        if lim == 0:
+            break  # the rest of the left rows are no smaller
+        V = Lc[:, None, :] + RVs[None, :lim, :] + node
+        a, b = np.nonzero(((V <= cap_hi) & (V >= cap_lo)).all(axis=2))
+        out_a.append(idx[a])
+        out_b.append(order[b])
+    if not out_a:
+        z = np.zeros(0, dtype=np.int64)
+        return z, z.copy()
+    return np.concatenate(out_a).astype(np.int64), np.concatenate(out_b).astype(np.int64)
 
 
 def _popcount(mask: np.ndarray) -> np.ndarray:
