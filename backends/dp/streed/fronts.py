@@ -115,6 +115,52 @@ def pairs(LV: np.ndarray, RV: np.ndarray, node: np.ndarray, cap_lo: np.ndarray,
     return a, order[b]
 
 
+def best_pairs(LV: np.ndarray, RV: np.ndarray, node: np.ndarray, cap_lo: np.ndarray, cap_hi: np.ndarray,
+               w: int) -> tuple[np.ndarray, np.ndarray]:
+    """For each left vector, the right vector of least first component among those whose
+    sum lies within the caps on component ``w`` — a range-minimum query (sparse table)
+    over the right front sorted by ``w`` — kept when its first component meets its cap.
+    The root's optimum when the caps of ``w`` stand for every constraint (see ``pareto``).
+
+    >>> a, b = best_pairs(np.array([[1, 0], [0, 5]]), np.array([[3, -1], [1, 1], [0, 9]]), np.zeros(2, np.int64),
+    ...                   np.array([-9, -2]), np.array([9, 2]), 1)
+    >>> sorted(zip(a.tolist(), b.tolist()))
+    [(0, 1)]
+    """
+    nl, nr = LV.shape[0], RV.shape[0]
+    z = np.zeros(0, dtype=np.int64)
+    if not nl or not nr:
+        return z, z.copy()
+    order = np.argsort(RV[:, w], kind="stable")
+    key = RV[order, w]
+    val = RV[order, 0]
+    lo = np.searchsorted(key, cap_lo[w] - LV[:, w] - node[w], side="left")
+    hi = np.searchsorted(key, cap_hi[w] - LV[:, w] - node[w], side="right")  # window [lo, hi)
+    has = hi > lo
+    if not has.any():
+        return z, z.copy()
+    table = [np.arange(nr)]  # table[k][i]: argmin of val over [i, i + 2**k)
+    k = 1
+    while (1 << k) <= nr:
+        prev = table[-1]
+        half = 1 << (k - 1)
+        left, right = prev[: nr - (1 << k) + 1], prev[half: half + nr - (1 << k) + 1]
+        table.append(np.where(val[left] <= val[right], left, right))
+        k += 1
+    ia = np.flatnonzero(has)
+    l, h = lo[ia], hi[ia]
+    span = np.floor(np.log2(h - l)).astype(np.int64)
+    first = np.empty(ia.shape[0], dtype=np.int64)
+    second = np.empty(ia.shape[0], dtype=np.int64)
+    for k in np.unique(span):
+        sel = span == k
+        first[sel] = table[k][l[sel]]
+        second[sel] = table[k][h[sel] - (1 << k)]
+    jb = np.where(val[first] <= val[second], first, second)
+    ok = LV[ia, 0] + val[jb] + node[0] <= cap_hi[0]
+    return ia[ok].astype(np.int64), order[jb[ok]].astype(np.int64)
+
+
 def _pairs_numpy(LV, RV, node, cap_lo, cap_hi, chunk: int = 1 << 19) -> tuple[np.ndarray, np.ndarray]:
     """``pairs`` in blocks of left rows (by increasing first column) against the right rows
     whose first column can still fit under ``cap_hi[0]`` (a binary search)."""
@@ -180,4 +226,4 @@ def nondominated(E: np.ndarray, O: np.ndarray, mask: np.ndarray, mode: int) -> n
                   np.ascontiguousarray(mask), mode)
 
 
-__all__ = ["AVAILABLE", "MASK_EXACT", "MASK_IGNORE", "MASK_SUBSET", "nondominated", "pairs"]
+__all__ = ["AVAILABLE", "MASK_EXACT", "MASK_IGNORE", "MASK_SUBSET", "best_pairs", "nondominated", "pairs"]

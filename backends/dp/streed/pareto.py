@@ -41,7 +41,7 @@ from odt.compiler.search import GlobalConstraint, TreeSearch
 from .binarize import binarize
 from .branch import ingredients
 from .root import StreedResult, _tree
-from .fronts import MASK_EXACT, MASK_IGNORE, MASK_SUBSET, nondominated, pairs
+from .fronts import MASK_EXACT, MASK_IGNORE, MASK_SUBSET, best_pairs, nondominated, pairs
 from .solve import Search, Timeout
 
 BIG = 1 << 61  # "unbounded" for the rest bounds (every |value| stays below 2**60)
@@ -80,6 +80,7 @@ class Components:
     scale: tuple[Fraction, ...]  # integer value = scale * value
     exact: np.ndarray  # columns compared exactly by the filter
     ordered: np.ndarray  # columns compared by <=
+    mirrors: tuple[tuple[int, int], ...] = ()  # (i, j): component j is -component i (abs rows)
 
 
 def _lcm(values) -> int:
@@ -155,6 +156,7 @@ def components(problem: TreeSearch, cand_dim: np.ndarray, s: Fraction, type_keys
     sense = tuple(r[0] for r in rows)
     exact = [k for k in range(K) if sense[k] == "=="]
     ordered = [k for k in range(K) if sense[k] != "=="]
+    mirrors: list[tuple[int, int]] = []
     for i in range(K):  # the two rows of abs(e) <= d pin e: one exact column instead of two ordered
         for j in range(i + 1, K):
             if i in ordered and j in ordered and sense[i] == sense[j] == "<=" and np.array_equal(M[:, :, i], -M[:, :, j]) \
@@ -163,8 +165,9 @@ def components(problem: TreeSearch, cand_dim: np.ndarray, s: Fraction, type_keys
                 ordered.remove(i)
                 ordered.remove(j)
                 exact.append(i)
+                mirrors.append((i, j))
     return Components(M, node_const, node_cost, fu, const, sense, tuple(scales), np.array(exact, dtype=np.int64),
-                      np.array(ordered, dtype=np.int64))
+                      np.array(ordered, dtype=np.int64), tuple(mirrors))
 
 
 def _row(g: GlobalConstraint, type_keys, C: int, cand_dim: np.ndarray, total_w: Fraction):
@@ -282,6 +285,16 @@ class FrontSearch:
         self.max_front = 0
         #: without uses formulas and column counts, a vector surviving the prune at the root is feasible
         self.root_exact = not problem.uses and not comp.fu.any()
+        #: one objective level and one constraint, an == row or the two rows of abs(e) <= d: at the root
+        #: the best right vector per left vector is a range-minimum query on that row (``best_pairs``)
+        others = [k for k in range(self.K) if comp.sense[k] != "min"]
+        rows_of = {k for pair in comp.mirrors for k in pair}
+        self.root_window = None
+        if self.root_exact and len(problem.levels) == 1 and comp.sense[0] == "min":
+            if len(others) == 1 and comp.sense[others[0]] == "==":
+                self.root_window = others[0]
+            elif len(comp.mirrors) == 1 and set(others) == rows_of:
+                self.root_window = comp.mirrors[0][0]
         self.ub: int | None = None  # incumbent of the first level, scaled, its constant included
 
     # ------------------------------------------------------------------ bounds
@@ -337,6 +350,9 @@ class FrontSearch:
                 cap_lo[k] = max(-BIG, -hi[k] - fu_hi[k] - comp.const[k])
         if self.ub is not None:
             cap_hi[0] = min(cap_hi[0], self.ub - lo[0] - comp.const[0])
+        for i, j in comp.mirrors:  # V_j = -V_i: each row's upper cap is the other's lower cap
+            cap_lo[i] = max(cap_lo[i], -cap_hi[j])
+            cap_lo[j] = max(cap_lo[j], -cap_hi[i])
         return cap_lo, cap_hi
 
     def _filter(self, fr: Front) -> Front:
@@ -422,7 +438,10 @@ class FrontSearch:
             node = self._node(int(f), n_w)
             if caps is None:
                 caps = self._caps(cnt, root)
-            a, b = pairs(L.V, R.V, node, *caps)
+            if root and self.root_window is not None:  # only the optimum matters at the root
+                a, b = best_pairs(L.V, R.V, node, *caps, self.root_window)
+            else:
+                a, b = pairs(L.V, R.V, node, *caps)
             if not a.size:
                 continue
             V = L.V[a] + R.V[b] + node
