@@ -10,6 +10,14 @@ diagram MILP/CP/MaxSAT searches provable far more often.
   ``min over d in 0..L of (a * E*_d + b * d) + k`` (E*_0: the best single class; with
   b = 0 this is a * E*_L + k); constraints only raise it. A time-out of a tree search
   still gives a valid bound (its proven lower bound on E*_d).
+
+  The N nodes also test at most N distinct features, so the errors are at least B*_N,
+  the least Bayes error of the rows projected on N features: the optimal ordered BDD of
+  N levels minimising errors (a BDD labels each of its 2^N cells by majority; dp's
+  subset enumeration, Hu et al. IJCAI 2022), and at least B*, the Bayes error on all
+  features. Hence, for the first node counts N = 0, 1, ... while they can still beat the
+  incumbent (and N <= 6), ``lower(N) = a * max(E*_min(N,L), B*_N) + b * N + k``, and
+  for every larger N at least ``a * max(E*_L, B*) + b * N + k``; the bound is the least.
 * **Incumbent.** A tree fits in the diagram when layer i holds its 2^i nodes of depth i:
   the optimal tree of depth d = max{d : widths[i] >= 2^i for i < d} for the program's own
   errors/nodes objective (dp's STreeD-style engine) is a diagram of the skeleton (``diagram_of_tree``) — with widths 1, 2, 4, ..., 2^(L-1) the diagram optimum
@@ -21,12 +29,15 @@ import dataclasses
 from dataclasses import dataclass
 from fractions import Fraction
 
+import numpy as np
+
 from odt.backends.base import BackendResult, SolveOptions, Status
 from odt.backends.dp import DpBackend
-from odt.compiler.checked import CheckedProgram, DiagramSkeleton, LinearForm, QuantityRef, TreeSkeleton
+from odt.compiler.checked import BddSkeleton, CheckedProgram, DiagramSkeleton, LinearForm, QuantityRef, TreeSkeleton
 from odt.compiler.classifiers.diagram import Diagram, diagram_of_tree
 from odt.compiler.evaluate import evaluate
 from odt.compiler.lower_search import lower_search
+from odt.compiler.lower_search_bdd import lower_search_bdd
 
 
 @dataclass(frozen=True)
@@ -94,12 +105,10 @@ def diagram_bounds(c: CheckedProgram, budget: float) -> DiagramBounds | None:
     errors = [sum(per_class, Fraction(0)) - max(per_class)]  # E*_0: the best single class
     L = len(sk.widths)
     deep = None
-    for d in range(1, L + 1) if b > 0 else (L,):
-        tree, res = dp.solve_search(lower_search(_tree_program(c, d)), opts)
+    for depth in range(1, L + 1) if b > 0 else (L,):
+        tree, res = dp.solve_search(lower_search(_tree_program(c, depth)), opts)
         errors.append(res.bound if res.bound is not None else Fraction(0))
         deep = (tree, res)
-    depths = range(L + 1) if b > 0 else (0, L)
-    lower = min(a * e + b * d for d, e in zip(depths, errors)) + k
     fit = fitting_depth(tuple(sk.widths))
     assert deep is not None
     tree = deep[0] if fit == L and b == 0 and deep[1].status is Status.OPTIMAL else \
@@ -107,4 +116,47 @@ def diagram_bounds(c: CheckedProgram, budget: float) -> DiagramBounds | None:
     d = diagram_of_tree(tree)
     ev = evaluate(c, d)
     incumbent = (d, Fraction(ev.objective[0]).limit_denominator(10**9)) if ev.feasible else None
+    if b == 0:
+        lower = min(a * errors[0], a * errors[-1]) + k
+    else:
+        lower = _node_bound(c, a, b, k, errors, None if incumbent is None else incumbent[1], budget)
     return DiagramBounds(lower, incumbent)
+
+
+_MAX_SUBSET = 6  # the largest N whose B*_N is enumerated (C(P, N) subsets)
+
+
+def _bayes_all(c: CheckedProgram) -> Fraction:
+    """B*: the weight of the rows outvoted within their group of identical feature vectors."""
+    data = c.dataset
+    X = data.X[:, c.feature_mask]
+    w, y = data.row_weights(), data.y
+    _, group = np.unique(X, axis=0, return_inverse=True)
+    table = np.zeros((int(group.max()) + 1 if len(group) else 0, len(data.classes)))
+    np.add.at(table, (group.ravel(), y), w)
+    return Fraction(float(table.sum() - table.max(axis=1).sum())).limit_denominator(10**9)
+
+
+def _node_bound(c: CheckedProgram, a: Fraction, b: Fraction, k: Fraction, errors: list[Fraction],
+                incumbent: Fraction | None, budget: float) -> Fraction:
+    """min over N of a * max(E*_min(N,L), B*_N) + b * N + k (module docstring); ``errors[d]``
+    is E*_d for d = 0..L."""
+    L = len(errors) - 1
+    floor = _bayes_all(c)
+    bdd = lower_search_bdd(dataclasses.replace(
+        c, skeleton=BddSkeleton(1, c.skeleton.span), constraints=(),
+        objective=dataclasses.replace(c.objective, levels=(LinearForm.of(QuantityRef("errors")),))))
+    dp, opts = DpBackend(), SolveOptions(time_limit=budget)
+    best: Fraction | None = None
+    n = 0
+    while True:
+        tail = a * max(min(errors[min(n, L):]), floor) + b * n + k  # every N >= n costs at least this
+        if incumbent is not None and tail >= incumbent or n > min(_MAX_SUBSET, bdd.X.shape[1]):
+            return tail if best is None else min(best, tail)
+        bayes = errors[0] if n == 0 else floor
+        if 0 < n <= bdd.X.shape[1]:
+            res = dp.solve_search(dataclasses.replace(bdd, depth=n), opts)[1]
+            bayes = max(floor, res.bound if res.bound is not None else Fraction(0))
+        value = a * max(errors[min(n, L)], bayes) + b * n + k
+        best = value if best is None else min(best, value)
+        n += 1

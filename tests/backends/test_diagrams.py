@@ -24,6 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import odt
+from odt.compiler.errors import OdtDataError
 from odt.compiler.classifiers.diagram import compact_diagram
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -167,13 +168,13 @@ def test_layers_no_feature_splits():
 ZERO_WEIGHTS = Case(np.array([[1, 0], [0, 1], [1, 1]]), np.array([0, 1, 2]), np.array([0, 0, 0]))
 
 
-def test_layers_all_weights_zero():
-    """No row counts: the diagram is one class and costs nothing."""
-    _check(ZERO_WEIGHTS, (1, 2), "maxsat")
-
-
-def test_layers_all_weights_zero_cp():
-    _check(ZERO_WEIGHTS, (1, 2), "cp")
+@pytest.mark.parametrize("backend", ["maxsat", "cp"])
+def test_all_weights_zero_is_a_data_error_naming_the_weight_column(backend):
+    """No row counts: nothing to learn, refused where the data enters (issue 18)."""
+    case = ZERO_WEIGHTS
+    with pytest.raises(OdtDataError, match="weight"):
+        odt.compile(case.header() + "model diagram(widths = [1, 2])\nminimize errors\n",
+                    data=case.data()).solve(backend=backend)
 
 
 # ---------------------------------------------------------------------------- the family

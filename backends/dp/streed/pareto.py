@@ -153,20 +153,20 @@ def components(problem: TreeSearch, cand_dim: np.ndarray, s: Fraction, type_keys
         node_cost[:, k] = [int(v * D) for v in cost]
         fu[k] = int(s * f * D)
         const[k] = int(s * c0 * D)
-    sense = tuple(r[0] for r in rows)
-    exact = [k for k in range(K) if sense[k] == "=="]
-    ordered = [k for k in range(K) if sense[k] != "=="]
+    senses = tuple(r[0] for r in rows)
+    exact = [k for k in range(K) if senses[k] == "=="]
+    ordered = [k for k in range(K) if senses[k] != "=="]
     mirrors: list[tuple[int, int]] = []
     for i in range(K):  # the two rows of abs(e) <= d pin e: one exact column instead of two ordered
         for j in range(i + 1, K):
-            if i in ordered and j in ordered and sense[i] == sense[j] == "<=" and np.array_equal(M[:, :, i], -M[:, :, j]) \
+            if i in ordered and j in ordered and senses[i] == senses[j] == "<=" and np.array_equal(M[:, :, i], -M[:, :, j]) \
                     and node_const[i] == -node_const[j] and np.array_equal(node_cost[:, i], -node_cost[:, j]) \
                     and fu[i] == -fu[j]:
                 ordered.remove(i)
                 ordered.remove(j)
                 exact.append(i)
                 mirrors.append((i, j))
-    return Components(M, node_const, node_cost, fu, const, sense, tuple(scales), np.array(exact, dtype=np.int64),
+    return Components(M, node_const, node_cost, fu, const, senses, tuple(scales), np.array(exact, dtype=np.int64),
                       np.array(ordered, dtype=np.int64), tuple(mirrors))
 
 
