@@ -22,7 +22,10 @@ every candidate at once from the type weights on each side. Each vector is prune
 cannot meet a row at the root whatever the rest of the tree adds (the rows outside the
 subproblem contribute at least their least and at most their largest contribution over the
 classes: the bound tests of STreeD's Sec. 4.5), and when the first objective level cannot
-beat the incumbent. At the root every row is checked exactly and the lexicographic
+beat the incumbent; pairs of child vectors are only formed within these caps
+(``fronts.pairs``, a range search), and at the root, when one level and one row (``==`` or
+the two rows of ``abs``) decide, each left vector takes only its best partner
+(``fronts.best_pairs``, a range-minimum query). At the root every row is checked exactly and the lexicographic
 minimum of the levels is taken. Anytime: depths 0..D in turn (iterative deepening), each
 root feasible for D.
 """
