@@ -191,7 +191,8 @@ def _write(lines: list[str], summary: list[str], args) -> None:
     if start in text:
         text = text.split(start)[0] + body + text.split(end)[1]
     else:
-        text = text.rstrip() + "\n\n## Group fairness on dp (issue 14): bench/fairness.py\n\n" + body + "\n"
+        text = text.rstrip() + ("\n\n## Group fairness: dp's Pareto fronts (issue 14) against pystreed and cp "
+                                f"(bench/fairness.py, {time.strftime('%Y-%m-%d')})\n\n") + body + "\n"
     path.write_text(text)
 
 

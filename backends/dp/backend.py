@@ -121,7 +121,11 @@ class DpBackend(Backend):
                 on_progress(Progress(elapsed, incumbent, bound, note))
 
         engine = optimal_front_tree if problem.fronts else optimal_constrained_tree
-        res = engine(problem, options.time_limit, report)
+        try:
+            res = engine(problem, options.time_limit, report)
+        except OverflowError as e:  # the front engine's exact integers would not fit
+            raise UnsupportedConstruct(f"backend 'dp' cannot take this program: {e}",
+                                       hint="backends that take it: maxsat, cp") from e
         status = {"optimal": Status.OPTIMAL, "feasible": Status.FEASIBLE, "infeasible": Status.INFEASIBLE,
                   "unknown": Status.UNKNOWN}[res.status]
         log = f"{'Pareto-front DP' if problem.fronts else 'STreeD-style DP'}: {res.stats}"

@@ -12,23 +12,21 @@ better: ``features_used`` bounded from above) or exactly (``uses`` formulas).
 ``nondominated`` sorts by the exact columns, then by the sum of the ordered ones, then by
 the size of the mask, and sweeps each group of equal exact columns once: a vector is kept
 when no vector kept before it in its group is at most it everywhere. Equal vectors keep the
-first. Compiled with numba when it imports (``kernels.AVAILABLE``) and the front is large;
-small fronts stay on numpy (the compiled kernels cost a one-time load per process).
+first. The sweep is compiled with numba (``kernels``), imported on first use, for large
+fronts only; small fronts and the pairs of child fronts stay on numpy (numba costs a
+one-time import and load per process).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .kernels import AVAILABLE, njit
 
 MASK_IGNORE, MASK_SUBSET, MASK_EXACT = 0, 1, 2
 #: below these sizes numpy does the work: the compiled kernels cost a one-time load per process
 SMALL_FRONT = 200
-SMALL_PAIRS = 40_000
 
 
-@njit(cache=True, nogil=True)
-def _sweep(order, E, O, mask, mode):  # pragma: no cover - compiled
+def _sweep_py(order, E, O, mask, mode):  # pragma: no cover - compiled
     F = order.shape[0]
     J = E.shape[1]
     K = O.shape[1]
@@ -67,32 +65,6 @@ def _sweep(order, E, O, mask, mode):  # pragma: no cover - compiled
     return keep[:n_keep]
 
 
-@njit(cache=True, nogil=True)
-def _pairs(LV, RV, node, cap_lo, cap_hi, count_only, out_a, out_b):  # pragma: no cover - compiled
-    """Pairs (i, j) with LV[i] + RV[j] + node within [cap_lo, cap_hi] on every component;
-    RV is sorted by its first column, so a row of LV stops at the first j beyond cap_hi[0]."""
-    nl, K = LV.shape
-    nr = RV.shape[0]
-    n = 0
-    for i in range(nl):
-        base0 = LV[i, 0] + node[0]
-        for j in range(nr):
-            if base0 + RV[j, 0] > cap_hi[0]:
-                break
-            ok = True
-            for k in range(K):
-                v = LV[i, k] + RV[j, k] + node[k]
-                if v > cap_hi[k] or v < cap_lo[k]:
-                    ok = False
-                    break
-            if ok:
-                if not count_only:
-                    out_a[n] = i
-                    out_b[n] = j
-                n += 1
-    return n
-
-
 def pairs(LV: np.ndarray, RV: np.ndarray, node: np.ndarray, cap_lo: np.ndarray,
           cap_hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Indices (a, b) of the pairs of a left and a right front whose sum (plus ``node``)
@@ -102,20 +74,91 @@ def pairs(LV: np.ndarray, RV: np.ndarray, node: np.ndarray, cap_lo: np.ndarray,
     >>> list(zip(a.tolist(), b.tolist()))
     [(0, 0), (0, 1)]
     """
-    if not AVAILABLE or LV.shape[0] * RV.shape[0] <= SMALL_PAIRS:  # numpy: no compiled code to load
-        V = LV[:, None, :] + RV[None, :, :] + node
-        ok = ((V <= cap_hi) & (V >= cap_lo)).all(axis=2)
-        a, b = np.nonzero(ok)
-        return a.astype(np.int64), b.astype(np.int64)
+    return _pairs_numpy(LV, RV, node, cap_lo, cap_hi)
+
+
+def best_pairs(LV: np.ndarray, RV: np.ndarray, node: np.ndarray, cap_lo: np.ndarray, cap_hi: np.ndarray,
+               w: int) -> tuple[np.ndarray, np.ndarray]:
+    """For each left vector, the right vector of least first component among those whose
+    sum lies within the caps on component ``w`` — a range-minimum query (sparse table)
+    over the right front sorted by ``w`` — kept when its first component meets its cap.
+    The root's optimum when the caps of ``w`` stand for every constraint (see ``pareto``).
+
+    >>> a, b = best_pairs(np.array([[1, 0], [0, 5]]), np.array([[3, -1], [1, 1], [0, 9]]), np.zeros(2, np.int64),
+    ...                   np.array([-9, -2]), np.array([9, 2]), 1)
+    >>> sorted(zip(a.tolist(), b.tolist()))
+    [(0, 1)]
+    """
+    nl, nr = LV.shape[0], RV.shape[0]
+    z = np.zeros(0, dtype=np.int64)
+    if not nl or not nr:
+        return z, z.copy()
+    order = np.argsort(RV[:, w], kind="stable")
+    key = RV[order, w]
+    val = RV[order, 0]
+    lo = np.searchsorted(key, cap_lo[w] - LV[:, w] - node[w], side="left")
+    hi = np.searchsorted(key, cap_hi[w] - LV[:, w] - node[w], side="right")  # window [lo, hi)
+    has = hi > lo
+    if not has.any():
+        return z, z.copy()
+    table = [np.arange(nr)]  # table[k][i]: argmin of val over [i, i + 2**k)
+    k = 1
+    while (1 << k) <= nr:
+        prev = table[-1]
+        half = 1 << (k - 1)
+        left, right = prev[: nr - (1 << k) + 1], prev[half: half + nr - (1 << k) + 1]
+        table.append(np.where(val[left] <= val[right], left, right))
+        k += 1
+    ia = np.flatnonzero(has)
+    l, h = lo[ia], hi[ia]
+    span = np.floor(np.log2(h - l)).astype(np.int64)
+    first = np.empty(ia.shape[0], dtype=np.int64)
+    second = np.empty(ia.shape[0], dtype=np.int64)
+    for k in np.unique(span):
+        sel = span == k
+        first[sel] = table[k][l[sel]]
+        second[sel] = table[k][h[sel] - (1 << k)]
+    jb = np.where(val[first] <= val[second], first, second)
+    ok = LV[ia, 0] + val[jb] + node[0] <= cap_hi[0]
+    return ia[ok].astype(np.int64), order[jb[ok]].astype(np.int64)
+
+
+def _pairs_numpy(LV, RV, node, cap_lo, cap_hi, chunk: int = 1 << 19) -> tuple[np.ndarray, np.ndarray]:
+    """``pairs`` in blocks of left rows (by increasing first column) against the right rows
+    whose first column can still fit under ``cap_hi[0]`` (a binary search)."""
+    nl, nr = LV.shape[0], RV.shape[0]
     order = np.argsort(RV[:, 0], kind="stable")
-    RVs = np.ascontiguousarray(RV[order])
-    LVc = np.ascontiguousarray(LV)
-    empty = np.zeros(0, dtype=np.int64)
-    n = _pairs(LVc, RVs, node, cap_lo, cap_hi, True, empty, empty)
-    a = np.empty(n, dtype=np.int64)
-    b = np.empty(n, dtype=np.int64)
-    _pairs(LVc, RVs, node, cap_lo, cap_hi, False, a, b)
-    return a, order[b]
+    RVs = RV[order]
+    lorder = np.argsort(LV[:, 0], kind="stable")
+    step = max(1, chunk // max(nr, 1))
+    out_a, out_b = [], []
+    for start in range(0, nl, step):
+        idx = lorder[start:start + step]
+        Lc = LV[idx]
+        lim = int(np.searchsorted(RVs[:, 0], cap_hi[0] - Lc[0, 0] - node[0], side="right"))
+        if lim == 0:
+            break  # the rest of the left rows are no smaller
+        V = Lc[:, None, :] + RVs[None, :lim, :] + node
+        a, b = np.nonzero(((V <= cap_hi) & (V >= cap_lo)).all(axis=2))
+        out_a.append(idx[a])
+        out_b.append(order[b])
+    if not out_a:
+        z = np.zeros(0, dtype=np.int64)
+        return z, z.copy()
+    return np.concatenate(out_a).astype(np.int64), np.concatenate(out_b).astype(np.int64)
+
+
+_SWEEP = None
+
+
+def _sweep(order, E, O, mask, mode):
+    """``_sweep_py`` compiled on first use (numba loads only for a large front)."""
+    global _SWEEP
+    if _SWEEP is None:
+        from .kernels import AVAILABLE, njit
+
+        _SWEEP = njit(cache=True, nogil=True)(_sweep_py) if AVAILABLE else _sweep_py
+    return _SWEEP(order, E, O, mask, mode)
 
 
 def _popcount(mask: np.ndarray) -> np.ndarray:
@@ -146,7 +189,7 @@ def nondominated(E: np.ndarray, O: np.ndarray, mask: np.ndarray, mode: int) -> n
         Es = E[order]
         new[1:] = (Es[1:] != Es[:-1]).any(axis=1) if E.shape[1] else False
         return order[new]
-    if not AVAILABLE or F <= SMALL_FRONT:  # numpy, pairwise (dominance is transitive: any earlier dominator will do)
+    if F <= SMALL_FRONT:  # numpy, pairwise (dominance is transitive: any earlier dominator will do)
         Os, Es, Ms = O[order], E[order], mask[order]
         dom = (Os[:, None, :] <= Os[None, :, :]).all(axis=2) & (Es[:, None, :] == Es[None, :, :]).all(axis=2)
         if mode == MASK_SUBSET:
@@ -158,4 +201,4 @@ def nondominated(E: np.ndarray, O: np.ndarray, mask: np.ndarray, mode: int) -> n
                   np.ascontiguousarray(mask), mode)
 
 
-__all__ = ["AVAILABLE", "MASK_EXACT", "MASK_IGNORE", "MASK_SUBSET", "nondominated", "pairs"]
+__all__ = ["MASK_EXACT", "MASK_IGNORE", "MASK_SUBSET", "best_pairs", "nondominated", "pairs"]

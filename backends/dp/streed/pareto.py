@@ -22,7 +22,10 @@ every candidate at once from the type weights on each side. Each vector is prune
 cannot meet a row at the root whatever the rest of the tree adds (the rows outside the
 subproblem contribute at least their least and at most their largest contribution over the
 classes: the bound tests of STreeD's Sec. 4.5), and when the first objective level cannot
-beat the incumbent. At the root every row is checked exactly and the lexicographic
+beat the incumbent; pairs of child vectors are only formed within these caps
+(``fronts.pairs``, a range search), and at the root, when one level and one row (``==`` or
+the two rows of ``abs``) decide, each left vector takes only its best partner
+(``fronts.best_pairs``, a range-minimum query). At the root every row is checked exactly and the lexicographic
 minimum of the levels is taken. Anytime: depths 0..D in turn (iterative deepening), each
 root feasible for D.
 """
@@ -41,7 +44,7 @@ from odt.compiler.search import GlobalConstraint, TreeSearch
 from .binarize import binarize
 from .branch import ingredients
 from .root import StreedResult, _tree
-from .fronts import MASK_EXACT, MASK_IGNORE, MASK_SUBSET, nondominated, pairs
+from .fronts import MASK_EXACT, MASK_IGNORE, MASK_SUBSET, best_pairs, nondominated, pairs
 from .solve import Search, Timeout
 
 BIG = 1 << 61  # "unbounded" for the rest bounds (every |value| stays below 2**60)
@@ -80,6 +83,7 @@ class Components:
     scale: tuple[Fraction, ...]  # integer value = scale * value
     exact: np.ndarray  # columns compared exactly by the filter
     ordered: np.ndarray  # columns compared by <=
+    mirrors: tuple[tuple[int, int], ...] = ()  # (i, j): component j is -component i (abs rows)
 
 
 def _lcm(values) -> int:
@@ -155,6 +159,7 @@ def components(problem: TreeSearch, cand_dim: np.ndarray, s: Fraction, type_keys
     senses = tuple(r[0] for r in rows)
     exact = [k for k in range(K) if senses[k] == "=="]
     ordered = [k for k in range(K) if senses[k] != "=="]
+    mirrors: list[tuple[int, int]] = []
     for i in range(K):  # the two rows of abs(e) <= d pin e: one exact column instead of two ordered
         for j in range(i + 1, K):
             if i in ordered and j in ordered and senses[i] == senses[j] == "<=" and np.array_equal(M[:, :, i], -M[:, :, j]) \
@@ -163,8 +168,9 @@ def components(problem: TreeSearch, cand_dim: np.ndarray, s: Fraction, type_keys
                 ordered.remove(i)
                 ordered.remove(j)
                 exact.append(i)
+                mirrors.append((i, j))
     return Components(M, node_const, node_cost, fu, const, senses, tuple(scales), np.array(exact, dtype=np.int64),
-                      np.array(ordered, dtype=np.int64))
+                      np.array(ordered, dtype=np.int64), tuple(mirrors))
 
 
 def _row(g: GlobalConstraint, type_keys, C: int, cand_dim: np.ndarray, total_w: Fraction):
@@ -242,6 +248,8 @@ class FrontSearch:
         self.comp = components(problem, cand.dim, s, type_keys, total_w)
         comp = self.comp
         self.K = comp.M.shape[2]
+        self.Mflat = np.ascontiguousarray(comp.M.reshape(self.T, -1))  # (T, C * K)
+        self.Wt1 = np.column_stack([self.Wt, np.ones(n)])
         self.Mmin = comp.M.min(axis=1)  # (T, K)
         self.Mmax = comp.M.max(axis=1)
         self.total = np.bincount(self.type_of, weights=self.wint, minlength=self.T).astype(np.int64)
@@ -280,6 +288,16 @@ class FrontSearch:
         self.max_front = 0
         #: without uses formulas and column counts, a vector surviving the prune at the root is feasible
         self.root_exact = not problem.uses and not comp.fu.any()
+        #: one objective level and one constraint, an == row or the two rows of abs(e) <= d: at the root
+        #: the best right vector per left vector is a range-minimum query on that row (``best_pairs``)
+        others = [k for k in range(self.K) if comp.sense[k] != "min"]
+        rows_of = {k for pair in comp.mirrors for k in pair}
+        self.root_window = None
+        if self.root_exact and len(problem.levels) == 1 and comp.sense[0] == "min":
+            if len(others) == 1 and comp.sense[others[0]] == "==":
+                self.root_window = others[0]
+            elif len(comp.mirrors) == 1 and set(others) == rows_of:
+                self.root_window = comp.mirrors[0][0]
         self.ub: int | None = None  # incumbent of the first level, scaled, its constant included
 
     # ------------------------------------------------------------------ bounds
@@ -335,6 +353,9 @@ class FrontSearch:
                 cap_lo[k] = max(-BIG, -hi[k] - fu_hi[k] - comp.const[k])
         if self.ub is not None:
             cap_hi[0] = min(cap_hi[0], self.ub - lo[0] - comp.const[0])
+        for i, j in comp.mirrors:  # V_j = -V_i: each row's upper cap is the other's lower cap
+            cap_lo[i] = max(cap_lo[i], -cap_hi[j])
+            cap_lo[j] = max(cap_lo[j], -cap_hi[i])
         return cap_lo, cap_hi
 
     def _filter(self, fr: Front) -> Front:
@@ -345,11 +366,11 @@ class FrontSearch:
 
     # ------------------------------------------------------------------ recursion
     def _leaves(self, S: np.ndarray, cnt: np.ndarray) -> Front:
-        C = self.problem.n_classes
-        err, _ = self.base.leaf(S)
-        if err == float("inf"):
+        n, m = S.shape[0], self.base.min_leaf
+        if n < m and (n > 0 or m > 1):  # a leaf too small (as ``Search.leaf``)
             return _empty(self.K)
-        V = np.stack([cnt @ self.comp.M[:, c, :] for c in range(C)])
+        C = self.problem.n_classes
+        V = (cnt @ self.Mflat).reshape(C, self.K)
         z = np.zeros(C, dtype=np.int64)
         return Front(V, z.copy(), np.full(C, -1, dtype=np.int64), np.arange(C, dtype=np.int64), z.copy())
 
@@ -379,25 +400,22 @@ class FrontSearch:
         return self.comp.node_const + self.comp.node_cost[f] * n_rows
 
     def _depth_one(self, S: np.ndarray, cnt: np.ndarray, state: tuple) -> Front:
-        BS = self.B[S]
-        ok = self.base.allowed(S, state) & self.base.sizes_ok(BS.sum(axis=0), S.shape[0])
+        RW = self.Bf[S].T @ self.Wt1[S]  # (m, T + 1): type weights and rows going right
+        ok = self.base.allowed(S, state) & self.base.sizes_ok(RW[:, -1], S.shape[0])
         fs = np.flatnonzero(ok)
         if not fs.size:
             return _empty(self.K)
-        right = np.rint(self.Bf[S][:, fs].T @ self.Wt[S]).astype(np.int64)  # (q, T) type weights going right
+        right = np.rint(RW[fs, :-1]).astype(np.int64)  # (q, T) exact: integer weights below 2**53
         left = cnt[None, :] - right
-        M = self.comp.M
-        Lv = np.einsum("qt,tck->qck", left, M)
-        Rv = np.einsum("qt,tck->qck", right, M)
-        n_w = int(cnt.sum())
-        node = self.comp.node_const[None, :] + self.comp.node_cost[fs] * n_w  # (q, K)
-        C = M.shape[1]
+        q, C, K = fs.shape[0], self.comp.M.shape[1], self.K
+        Lv = (left @ self.Mflat).reshape(q, C, K)
+        Rv = (right @ self.Mflat).reshape(q, C, K)
+        node = self.comp.node_const[None, :] + self.comp.node_cost[fs] * int(cnt.sum())  # (q, K)
         V = Lv[:, :, None, :] + Rv[:, None, :, :] + node[:, None, None, :]  # (q, C, C, K)
-        q = fs.shape[0]
         f = np.repeat(fs, C * C)
         a = np.tile(np.repeat(np.arange(C), C), q)
         b = np.tile(np.arange(C), q * C)
-        return Front(V.reshape(-1, self.K), np.repeat(self.bits[fs], C * C), f.astype(np.int64), a, b)
+        return Front(V.reshape(-1, K), np.repeat(self.bits[fs], C * C), f.astype(np.int64), a, b)
 
     def _general(self, S: np.ndarray, d: int, cnt: np.ndarray, state: tuple, root: bool) -> list[Front]:
         BS = self.B[S]
@@ -423,7 +441,10 @@ class FrontSearch:
             node = self._node(int(f), n_w)
             if caps is None:
                 caps = self._caps(cnt, root)
-            a, b = pairs(L.V, R.V, node, *caps)
+            if root and self.root_window is not None:  # only the optimum matters at the root
+                a, b = best_pairs(L.V, R.V, node, *caps, self.root_window)
+            else:
+                a, b = pairs(L.V, R.V, node, *caps)
             if not a.size:
                 continue
             V = L.V[a] + R.V[b] + node

@@ -286,3 +286,26 @@ def test_dp_equals_cp_under_global_constraints(example):
 @given(programs(big=True))
 def test_dp_equals_cp_under_global_constraints_many(example):
     _cp_agrees(*example)
+
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+
+
+def test_the_compas_parity_example_routes_to_dp_and_meets_its_bound():
+    prog = odt.compile_file(EXAMPLES / "fair_compas.odt")
+    assert prog.backend_name() == "dp"
+    res = prog.solve()
+    assert res.status == "optimal" and res.verified and res.objective == 2873
+    assert "max_front" in res.log
+
+
+def test_under_a_time_limit_dp_returns_a_verified_tree_and_a_bound():
+    """Anytime: depth by depth, each depth's optimum is feasible for the program."""
+    text = (EXAMPLES / "fair_compas_ddp.odt").read_text().replace("depth <= 2", "depth <= 4")
+    prog = odt.compile(text, base_dir=EXAMPLES)
+    seen = []
+    res = prog.solve(backend="dp", time_limit=0.5, progress=seen.append)
+    assert res.status in ("feasible", "optimal") and res.verified
+    assert all(c.holds for c in res.constraints)
+    assert res.bound is not None and res.bound <= res.objective
+    assert seen and all("largest front" in p.note for p in seen)
