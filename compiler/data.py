@@ -222,6 +222,8 @@ def read_csv(path: str | Path, display: str | None = None) -> RawTable:
     reading names the exact line and cell of the problem."""
     path = Path(path)
     name = display or str(path)
+    if "\x00" in str(path):  # no file system takes it (open() raises ValueError)
+        raise OdtDataError(f"data file name {name!r} contains a NUL character")
     fast = _read_csv_fast(path, name) if not _has_nul(path) else None
     if fast is not None:
         return fast

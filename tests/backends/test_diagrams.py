@@ -120,6 +120,7 @@ def test_brute_force_agrees_with_walk_and_routing(case: Case):
         _check_oracle(case, widths)
 
 
+@pytest.mark.slow
 @_settings(10)
 @given(binary_cases())
 def test_brute_force_agrees_wide(case: Case):
@@ -148,7 +149,7 @@ def test_flow_equals_brute_force_milp(case: Case):
         _check(case, widths, "milp")
 
 
-@pytest.mark.parametrize("backend,examples", [("maxsat", 8), ("cp", 4), ("milp", 3)])
+@pytest.mark.parametrize("backend,examples", [pytest.param("maxsat", 8, marks=pytest.mark.slow), ("cp", 4), ("milp", 3)])
 def test_wide_equals_brute_force(backend: str, examples: int):
     @_settings(examples)
     @given(case=binary_cases())

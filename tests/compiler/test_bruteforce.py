@@ -129,12 +129,14 @@ def test_errors_depth2(case: Case):
     check_against_oracle(case, 2)
 
 
+@pytest.mark.slow
 @given(cases(), st.sampled_from(ALPHAS))
 @_settings(400)
 def test_errors_plus_alpha_nodes_depth2(case: Case, alpha: str):
     check_against_oracle(case, 2, alpha)
 
 
+@pytest.mark.slow
 @given(cases(), st.integers(1, 4), st.sampled_from((None,) + ALPHAS), st.booleans())
 @_settings(400)
 def test_size_limited_depth2(case: Case, limit: int, alpha: str | None, as_nodes: bool):

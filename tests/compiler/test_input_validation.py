@@ -47,6 +47,10 @@ def test_a_program_without_data_still_has_its_typos_reported(folder, capsys):
     assert "p.odt:2:10: error: unknown quantity 'erors'" in err and "did you mean 'errors'?" in err
 
 
+def test_a_data_file_name_with_a_nul_character_is_an_error_at_the_data_block(folder, capsys):
+    code, err = check(folder, 'data "\x00data.csv" { target class }\nmodel tree(depth <= 2)\nminimize errors\n', capsys)
+    assert code == 1 and "p.odt:1:1: error: data file name" in err and "NUL character" in err
+
 @pytest.mark.parametrize("text", ["", "# nothing but a comment\n", "\n  \n"])
 def test_an_empty_program_says_it_is_empty(folder, capsys, text):
     code, err = check(folder, text, capsys)

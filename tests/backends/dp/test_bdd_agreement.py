@@ -37,6 +37,7 @@ def test_dp_equals_maxsat_and_cp(seed, H, classes):
             assert other.objective == pytest.approx(dp.objective), backend
 
 
+@pytest.mark.slow
 def test_dp_equals_maxsat_on_monks():
     prog = odt.compile((EXAMPLES / "bdd_monks.odt").read_text().replace("solve maxsat", "solve dp"),
                        base_dir=EXAMPLES)
