@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..data import RawTable, read_csv, table_from_python
-from ..errors import OdtDataError
+from ..errors import OdtDataError, OdtError
 
 SCHEMA = "odt.classifier/1"
 #: What ``predict`` does with a row holding a category the training data did not have.
@@ -75,9 +75,20 @@ class Seen:
 
 def save_json(obj: dict, path: str | Path) -> None:
     """Write ``obj`` as JSON atomically: a temporary file in the target's folder, renamed
-    over the target, so a reader never sees half a model."""
+    over the target, so a reader never sees half a model. A path that cannot be written
+    (a missing folder, a folder, no permission) is an ``OdtError`` saying why."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    if path.is_dir():
+        raise OdtError(f"cannot write '{path}': it is a folder", hint="give a file name inside it")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except FileNotFoundError:
+        raise OdtError(f"cannot write '{path}': the folder '{path.parent}' does not exist",
+                       hint="create it first") from None
+    except NotADirectoryError:
+        raise OdtError(f"cannot write '{path}': a part of '{path.parent}' is a file, not a folder") from None
+    except OSError as exc:
+        raise OdtError(f"cannot write '{path}': {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "w") as fh:
             fh.write(json.dumps(obj, indent=2) + "\n")

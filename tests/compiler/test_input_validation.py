@@ -185,3 +185,14 @@ def test_more_quantiles_than_values_cut_at_every_midpoint(folder):
                         base_dir=folder)
     assert [f.threshold for f in many.dataset.features if f.column == "age"] == \
         [f.threshold for f in every.dataset.features if f.column == "age"]
+
+
+@pytest.mark.parametrize("where, message", [
+    ("missing/model.json", "does not exist"), ("", "it is a folder"), ("data.csv/model.json", "is a file, not a folder"),
+])
+def test_saving_a_classifier_from_python_to_an_unwritable_path_says_why(folder, where, message):
+    res = odt.compile('data "data.csv" { target class }\nmodel tree(depth <= 1)\nminimize errors\n',
+                      base_dir=folder).solve(backend="dp")
+    with pytest.raises(OdtError, match=message):
+        res.classifier.save(folder / where)
+    assert sorted(p.name for p in folder.iterdir()) == ["data.csv"]  # nothing half-written
