@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import gc
+import io
 import math
 import warnings
 from contextlib import contextmanager
@@ -300,10 +301,17 @@ def _read_csv_fast(path: Path, name: str) -> RawTable | None:
             header = [h.strip() for h in header_line.rstrip("\r\n").split(",")]
             if not header_line.strip() or len(set(header)) != len(header) or "" in header:
                 return None
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # "input contained no data": the careful reader says it
-                body = np.loadtxt(fh, dtype=str, delimiter=",", comments=None, ndmin=2, quotechar='"')
+            text = fh.read()
     except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    numbers = _all_numbers(text, len(header))
+    if numbers is not None:  # every cell a finite number: one C pass, no text array
+        return RawTable(name, {h: numbers[:, j] for j, h in enumerate(header)}, first_line=2)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "input contained no data": the careful reader says it
+            body = np.loadtxt(io.StringIO(text), dtype=str, delimiter=",", comments=None, ndmin=2, quotechar='"')
+    except ValueError:
         return None
     if body.shape[0] == 0 or body.shape[1] != len(header):
         return None
@@ -311,6 +319,20 @@ def _read_csv_fast(path: Path, name: str) -> RawTable | None:
     if (body == "").any():
         return None  # the careful reader names the empty cell
     return RawTable(name, {h: body[:, j] for j, h in enumerate(header)}, first_line=2)
+
+
+def _all_numbers(text: str, width: int) -> np.ndarray | None:
+    """The body as a float64 matrix when every cell is a finite number (numpy's C parser,
+    which stops at the first cell that is not), else None."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            body = np.loadtxt(io.StringIO(text), dtype=np.float64, delimiter=",", comments=None, ndmin=2)
+    except ValueError:
+        return None
+    if body.shape[0] == 0 or body.shape[1] != width or not np.isfinite(body).all():
+        return None  # nan/inf cells: the text reader names them
+    return body
 
 
 def table_from_python(data: Any, target: Any = None, name: str = "<data>") -> RawTable:
