@@ -137,62 +137,16 @@ class MaxSatBackend(Backend):
             log.append(f"linear search: {lsu.iterations} models, best cost {lsu.cost}")
             if lsu.optimal and best is not None:
                 return self._finish(model, w, best, True, clock, log, report)
-        from pysat.examples.rc2 import RC2, RC2Stratified  # python-sat loads only when maxsat runs
-        from pysat.formula import WCNF
-
-        formula = WCNF()
-        for c in w.hard:
-            formula.append(list(c))
-        for c, wt in w.soft:
-            formula.append(list(c), weight=wt)
-        distinct = len({wt for _, wt in w.soft})
-        cls = RC2Stratified if distinct > 1 else RC2
-        # core exhaustion and minimisation run SAT calls that an interrupt does not stop
-        # (seen: 8 s past a 3 s limit), so a time-limited solve does without them
-        limited = options.time_limit is not None
-        rc2 = cls(formula, solver=solver_name, adapt=True, exhaust=not limited, minz=not limited, verbose=0)
-        interrupted = threading.Event()
-        at_interrupt = [0]
-        timer = None
-        if options.time_limit is not None:
-            def fire() -> None:
-                # RC2's cost is a lower bound only between core steps: after an interrupt
-                # its loops see unfinished SAT calls and keep adding to it, so read it first
-                at_interrupt[0] = int(rc2.cost)
-                interrupted.set()
-                rc2.interrupt()
-            rc2_budget = 0.75 * options.time_limit - clock.elapsed()  # the rest improves the incumbent
-            timer = threading.Timer(max(0.0, rc2_budget), fire)
-            timer.daemon = True
-            timer.start()
-
-        def stop() -> None:  # a signal or the hard deadline: like the timer, then no more search
-            if not interrupted.is_set():
-                at_interrupt[0] = int(rc2.cost)
-                interrupted.set()
-            rc2.interrupt()
-
-        try:
-            with limits.native(stop):
-                found = rc2.compute(expect_interrupt=True)
-        except KeyboardInterrupt:  # Ctrl-C without the CLI's handlers: stop and return what we have
-            found = None
-            at_interrupt[0] = 0  # the cost seen now may include unfinished steps
-            interrupted.set()
-            options = SolveOptions(time_limit=0.0, on_progress=options.on_progress)
-        finally:
-            if timer is not None:
-                timer.cancel()
-        if limits.stop_reason() is not None:
+        run = _run_rc2(w, solver_name, options, clock)
+        if run.no_time_left:
             options = dataclasses.replace(options, time_limit=0.0)
-        lower = at_interrupt[0] if interrupted.is_set() else int(rc2.cost)
+        found, lower = run.found, run.lower
         held["lower"] = lower
-        rc2.delete()
-        log.append(f"RC2 ({cls.__name__}, {solver_name}): {len(w.hard)} hard, {len(w.soft)} soft clauses, "
+        log.append(f"RC2 ({run.solver_class}, {solver_name}): {len(w.hard)} hard, {len(w.soft)} soft clauses, "
                    f"returned at {clock.elapsed():.2f} s")
         if found is not None:
             return self._finish(model, w, _values(found, w.n_vars), True, clock, log, report)
-        if not interrupted.is_set():
+        if not run.interrupted:
             return BackendResult(Status.INFEASIBLE, None, None, None, clock.elapsed(), "hard clauses unsatisfiable")
         bound = w.objective.first_level_bound(lower)
         if options.time_limit is None:  # interrupted by a signal without a time limit
@@ -298,3 +252,73 @@ def sat_solver_names() -> list[str]:
     from pysat.solvers import SolverNames
 
     return sorted({alias for names in vars(SolverNames).values() if isinstance(names, tuple) for alias in names})
+
+
+@dataclass(frozen=True)
+class _Rc2Run:
+    """What one RC2 run left: its model (None when interrupted or unsatisfiable), whether
+    it was interrupted, the lower bound on the cost it proved, and whether the time is spent
+    (a signal, Ctrl-C or the hard deadline: no search may follow)."""
+
+    found: list[int] | None
+    interrupted: bool
+    lower: int
+    no_time_left: bool
+    solver_class: str
+
+
+def _run_rc2(w: WeightedCnf, solver_name: str, options: SolveOptions, clock: Stopwatch) -> _Rc2Run:
+    """RC2 (stratified when the soft weights differ) on ``w``, interrupted at 75% of the
+    time limit so the rest can improve the incumbent, or by a signal or the deadline."""
+    from pysat.examples.rc2 import RC2, RC2Stratified  # python-sat loads only when maxsat runs
+    from pysat.formula import WCNF
+
+    formula = WCNF()
+    for c in w.hard:
+        formula.append(list(c))
+    for c, wt in w.soft:
+        formula.append(list(c), weight=wt)
+    distinct = len({wt for _, wt in w.soft})
+    cls = RC2Stratified if distinct > 1 else RC2
+    # core exhaustion and minimisation run SAT calls that an interrupt does not stop
+    # (seen: 8 s past a 3 s limit), so a time-limited solve does without them
+    limited = options.time_limit is not None
+    rc2 = cls(formula, solver=solver_name, adapt=True, exhaust=not limited, minz=not limited, verbose=0)
+    interrupted = threading.Event()
+    at_interrupt = [0]
+    timer = None
+    no_time_left = False
+    if options.time_limit is not None:
+        def fire() -> None:
+            # RC2's cost is a lower bound only between core steps: after an interrupt
+            # its loops see unfinished SAT calls and keep adding to it, so read it first
+            at_interrupt[0] = int(rc2.cost)
+            interrupted.set()
+            rc2.interrupt()
+        rc2_budget = 0.75 * options.time_limit - clock.elapsed()  # the rest improves the incumbent
+        timer = threading.Timer(max(0.0, rc2_budget), fire)
+        timer.daemon = True
+        timer.start()
+
+    def stop() -> None:  # a signal or the hard deadline: like the timer, then no more search
+        if not interrupted.is_set():
+            at_interrupt[0] = int(rc2.cost)
+            interrupted.set()
+        rc2.interrupt()
+
+    try:
+        with limits.native(stop):
+            found = rc2.compute(expect_interrupt=True)
+    except KeyboardInterrupt:  # Ctrl-C without the CLI's handlers: stop and return what we have
+        found = None
+        at_interrupt[0] = 0  # the cost seen now may include unfinished steps
+        interrupted.set()
+        no_time_left = True
+    finally:
+        if timer is not None:
+            timer.cancel()
+    if limits.stop_reason() is not None:
+        no_time_left = True
+    lower = at_interrupt[0] if interrupted.is_set() else int(rc2.cost)
+    rc2.delete()
+    return _Rc2Run(found, interrupted.is_set(), lower, no_time_left, cls.__name__)
