@@ -45,6 +45,12 @@ def cmd_check(args: argparse.Namespace) -> int:
     prog = compile_file(args.program)
     c = prog.checked
     data = c.dataset
+    err = refused_everywhere(c)
+    if err is not None:
+        raise err
+    name = prog.backend_name()
+    how = "auto chose it" if (prog.checked.solve.backend == "auto") else "the solve directive names it"
+    routed = prog.check_backend(name)  # before anything is printed: a refusal here is the whole answer
     print(f"{args.program}: parses and type-checks")
     print(f"  data        {data.n_rows} rows, {len(data.features)} binary features from "
           f"{len(data.binarizer.columns)} columns, target '{data.target}' with classes {list(data.classes)}")
@@ -53,12 +59,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     written = c.objective.span.source is not None and c.objective.span != c.program.span
     print(f"  objective   {c.objective.span.quote() if written else 'minimize errors (default)'}")
     print(f"  constraints {len(c.constraints)}")
-    err = refused_everywhere(c)
-    if err is not None:
-        raise err
-    name = prog.backend_name()
-    how = "auto chose it" if (prog.checked.solve.backend == "auto") else "the solve directive names it"
-    print(f"  backend     {name} ({how}): {prog.check_backend(name)}")
+    print(f"  backend     {name} ({how}): {routed}")
     return 0
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from odt.backends import BACKENDS, capabilities, get_backend
 from odt.backends.base import Artifact, BackendResult, Progress, SolveOptions, Status
 
-from odt.compiler import ir
+from odt.compiler import ast, ir
 from odt.compiler import limits
 from odt.compiler.classifiers.common import Seen
 from odt.compiler.check import check, load_table
@@ -158,11 +158,20 @@ class Program:
             if req.span is not None and req.backend == name:
                 raise OdtError(exc.message, req.span, exc.diagnostics[0].hint) from None
             raise
-        for backend in BACKENDS.values():  # option values only a backend knows (SAT solver names)
-            problem = backend.check_options(req.options)
-            if problem is not None:
-                raise OdtError(problem[0], req.span, problem[1])
+        for key, value in req.options.items():  # option values only a backend knows (SAT solver names)
+            for backend in BACKENDS.values():
+                problem = backend.check_options({key: value})
+                if problem is not None:
+                    raise OdtError(problem[0], self._option_span(key) or req.span, problem[1])
         return impl
+
+    def _option_span(self, key: str):
+        """Where the solve directive writes option ``key`` (None when it is not written)."""
+        for stmt in self.checked.program.of(ast.SolveStmt):
+            for opt in stmt.options:
+                if opt.name.text == key:
+                    return opt.span
+        return None
 
     def emit(self, backend: str = "maxsat", **kwargs: Any) -> Artifact:
         """The solver input of ``backend`` (WCNF text, a pickled CPMpy model, LP + MPS)."""

@@ -97,10 +97,12 @@ def test_all_zero_weights_are_an_error(folder, capsys):
     assert code == 1 and "weight column 'w' is 0 on every row" in err
 
 
-def test_an_unknown_sat_solver_is_refused_before_solving(folder, capsys):
-    code, err = check(folder, 'data "data.csv" { target class }\nmodel tree(depth <= 2)\nsolve maxsat(solver = "nosuchsat")\n',
-                      capsys)
-    assert code == 1 and "unknown SAT solver 'nosuchsat'" in err
+def test_an_unknown_sat_solver_is_refused_at_the_option_before_anything_is_reported(folder, capsys):
+    (folder / "p.odt").write_text('data "data.csv" { target class }\nmodel tree(depth <= 2)\nsolve maxsat(solver = "nosuchsat")\n')
+    assert main(["check", str(folder / "p.odt")]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""  # no "parses and type-checks" before the error
+    assert "p.odt:3:14: error: unknown SAT solver 'nosuchsat'" in err
 
 
 @pytest.mark.parametrize("limit", [0, -1, math.nan, math.inf, 1e300])
