@@ -12,7 +12,7 @@ import enum
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable, ClassVar
+from typing import Any, Callable, ClassVar, Mapping
 
 from odt.compiler import ir
 from odt.compiler.errors import UnsupportedConstruct
@@ -41,14 +41,16 @@ class Progress:
     elapsed: float
     incumbent: Fraction | None
     bound: Fraction | None
+    #: what the engine wants users to see, e.g. the dp front engine's largest front
+    note: str = ""
 
     @property
     def gap(self) -> float | None:
         if self.incumbent is None or self.bound is None:
             return None
-        if self.incumbent == 0:
+        if self.incumbent == 0 or self.bound >= self.incumbent:
             return 0.0
-        return float((self.incumbent - self.bound) / abs(self.incumbent))
+        return min(1.0, float((self.incumbent - self.bound) / abs(self.incumbent)))  # never over 100%
 
 
 @dataclass(frozen=True)
@@ -121,6 +123,13 @@ class Backend(abc.ABC):
                 span,
                 f"backends that do: {', '.join(accepting)}" if accepting else "no backend supports it yet",
             )
+
+    @classmethod
+    def check_options(cls, options: Mapping[str, Any]) -> tuple[str, str | None] | None:
+        """Why the ``solve`` directive's ``options`` are not valid for this backend, as
+        (message, hint), or None. The checker validates the option names and kinds; the
+        values only a backend knows (the SAT solver names of ``solver``) are checked here."""
+        return None
 
     @abc.abstractmethod
     def emit(self, model: ir.Model) -> Artifact: ...

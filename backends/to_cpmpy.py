@@ -20,7 +20,7 @@ import tempfile
 from fractions import Fraction
 from pathlib import Path
 
-from odt.compiler import ir
+from odt.compiler import ir, limits
 from odt.compiler.encode import objective, pb
 
 from .base import Artifact, Backend, BackendResult, Capability, Progress, SolveOptions, Status, Stopwatch
@@ -71,9 +71,13 @@ class CpBackend(Backend):
             return {"<=": lhs <= rhs, ">=": lhs >= rhs, "==": lhs == rhs}[row.op]
 
         m = cp.Model()
-        for c in model.clauses:
+        for i, c in enumerate(model.clauses):
+            if not i & 0xFFF:  # long Python work: it keeps to the time limit
+                limits.check()
             m += cp.any([lit(l) for l in c.lits]) if c.lits else cp.BoolVal(False)
-        for row in model.linears:
+        for i, row in enumerate(model.linears):
+            if not i & 0xFF:
+                limits.check()
             m += row_expr(row)
         for ind in model.indicators:
             m += lit(ind.lit).implies(row_expr(ind.row))
@@ -107,7 +111,9 @@ class CpBackend(Backend):
             return BackendResult(Status.INFEASIBLE, None, None, None, clock.elapsed(), "an empty clause")
         m, xs, combined = self.build(model, options.extra.get("cutoff"), options.extra.get("floor"))
         solver = cp.SolverLookup.get("ortools", m)
-        kwargs = {"num_search_workers": max(1, options.threads), "random_seed": options.seed}
+        # SIGINT is odt's (compiler.limits): CP-SAT's own handler would hide it from the CLI
+        kwargs = {"num_search_workers": max(1, options.threads), "random_seed": options.seed,
+                  "catch_sigint_signal": False}
         callback = None
         if options.on_progress is not None and combined.weights:
             report = options.on_progress
@@ -119,8 +125,11 @@ class CpBackend(Backend):
                     report(Progress(clock.elapsed(), inc, bnd))
 
             callback = _Progress()
-        remaining = None if options.time_limit is None else max(0.01, options.time_limit - clock.elapsed())
-        solver.solve(time_limit=remaining, solution_callback=callback, **kwargs)  # the model build is in the budget
+        remaining = limits.budget(None if options.time_limit is None else options.time_limit - clock.elapsed())
+        if remaining is not None:
+            remaining = max(0.01, remaining)
+        with limits.native(solver.ort_solver.stop_search):  # a signal or the hard deadline ends the search
+            solver.solve(time_limit=remaining, solution_callback=callback, **kwargs)  # the build is in the budget
         status = solver.status().exitstatus
         if status == ExitStatus.UNSATISFIABLE:
             return BackendResult(Status.INFEASIBLE, None, None, None, clock.elapsed(), "CP-SAT: infeasible")

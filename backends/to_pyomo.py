@@ -18,11 +18,12 @@ from __future__ import annotations
 import logging
 import math
 import tempfile
+import threading
 from fractions import Fraction
 from math import gcd
 from pathlib import Path
 
-from odt.compiler import ir
+from odt.compiler import ir, limits
 from odt.compiler.encode import objective, pb
 
 from .base import Artifact, Backend, BackendResult, Capability, Progress, SolveOptions, Status, Stopwatch
@@ -72,11 +73,15 @@ class MilpBackend(Backend):
             return c * (lit(t) if v.kind is ir.VarKind.BOOL else m.x[t])
 
         m.clauses = pyo.ConstraintList()
-        for c in model.clauses:
+        for i, c in enumerate(model.clauses):
+            if not i & 0xFFF:  # long Python work: it keeps to the time limit
+                limits.check()
             if c.lits:  # an empty clause is reported as infeasible before building
                 m.clauses.add(sum(lit(l) for l in c.lits) >= 1)
         m.rows = pyo.ConstraintList()
-        for row in model.linears:
+        for i, row in enumerate(model.linears):
+            if not i & 0xFF:
+                limits.check()
             terms, rhs = _numeric_row(row)
             lhs = sum(term(c, t) for c, t in terms)
             m.rows.add({"<=": lhs <= rhs, ">=": lhs >= rhs, "==": lhs == rhs}[row.op])
@@ -128,10 +133,14 @@ class MilpBackend(Backend):
         logging.getLogger("pyomo.contrib.solver").setLevel(logging.ERROR)  # we report status ourselves
         opt = Highs()
         opt.set_instance(m)  # the persistent interface keeps this highspy object for solve()
-        self._watch(opt._solver_model, combined, options, clock)
-        remaining = None if options.time_limit is None else max(0.01, options.time_limit - clock.elapsed())
-        res = opt.solve(m, time_limit=remaining, load_solutions=False,
-                        raise_exception_on_nonoptimal_result=False, solver_options=solver_options)
+        stop = threading.Event()  # set by a signal or the process's hard deadline (compiler.limits)
+        self._watch(opt._solver_model, combined, options, clock, stop)
+        remaining = limits.budget(None if options.time_limit is None else options.time_limit - clock.elapsed())
+        if remaining is not None:
+            remaining = max(0.01, remaining)
+        with limits.native(stop.set):
+            res = opt.solve(m, time_limit=remaining, load_solutions=False,
+                            raise_exception_on_nonoptimal_result=False, solver_options=solver_options)
         tc = res.termination_condition
         if tc in (TerminationCondition.provenInfeasible, TerminationCondition.infeasibleOrUnbounded):
             return BackendResult(Status.INFEASIBLE, None, None, None, clock.elapsed(), f"HiGHS: {tc.name}")
@@ -156,10 +165,11 @@ class MilpBackend(Backend):
 
 
     @staticmethod
-    def _watch(h, combined, options: SolveOptions, clock: Stopwatch) -> None:
+    def _watch(h, combined, options: SolveOptions, clock: Stopwatch, stop: threading.Event) -> None:
         """HiGHS callbacks: a progress line per improving solution; an outer watchdog that
-        interrupts the search 2% (at least 1 s) past the time limit, since HiGHS can
-        overshoot it; and Ctrl-C ends the search with the incumbent (highspy's handler)."""
+        interrupts the search (MIP, simplex or IPM) 2% (at most 1 s) past the time limit,
+        since HiGHS can overshoot it, or once ``stop`` is set (a signal, the process's
+        deadline), keeping the incumbent."""
         if options.on_progress is not None and (combined.weights or combined.linear):
             report = options.on_progress
 
@@ -181,16 +191,18 @@ class MilpBackend(Backend):
                 reached[0] = reached[0] or value is not None and value <= target + 1e-9
 
             h.cbMipImprovingSolution += meets
-        if deadline is not None or target is not None:
-            def watchdog(e) -> None:
-                if reached[0] or deadline is not None and clock.elapsed() > deadline:
-                    e.interrupt()
+        def watchdog(e) -> None:
+            if reached[0] or stop.is_set() or deadline is not None and clock.elapsed() > deadline:
+                e.interrupt()
 
-            h.cbMipInterrupt += watchdog
-        try:
-            h.HandleKeyboardInterrupt = True
-        except AttributeError:  # an older highspy without the handler
-            pass
+        h.cbMipInterrupt += watchdog
+
+        def lp_watchdog(e) -> None:  # a long root LP: only a signal or the deadline stops it
+            if stop.is_set() or deadline is not None and clock.elapsed() > deadline:
+                e.interrupt()
+
+        h.cbSimplexInterrupt += lp_watchdog
+        h.cbIpmInterrupt += lp_watchdog
 
 
 def _level(combined, value: float) -> Fraction | None:

@@ -14,16 +14,14 @@ clauses supplies a feasible incumbent if one exists within the remaining grace t
 """
 from __future__ import annotations
 
+import dataclasses
 import threading
 from dataclasses import dataclass
 from fractions import Fraction
 
-from pysat.examples.rc2 import RC2, RC2Stratified
-from pysat.formula import WCNF
-from pysat.solvers import Solver
-
-from odt.compiler import ir
+from odt.compiler import ir, limits
 from odt.compiler.encode import objective, pb
+from odt.compiler.errors import did_you_mean
 
 from .base import Artifact, Backend, BackendResult, Capability, Progress, SolveOptions, Status, Stopwatch
 
@@ -83,12 +81,40 @@ class MaxSatBackend(Backend):
     def emit(self, model: ir.Model, legacy: bool = False) -> Artifact:
         return Artifact("wcnf", write_wcnf(to_wcnf(model), legacy))
 
+    @classmethod
+    def check_options(cls, options):
+        name = options.get("solver")
+        if name is None:
+            return None
+        known = sat_solver_names()
+        if name not in known:
+            return (f"unknown SAT solver '{name}' (the solver option names the SAT solver under RC2)",
+                    did_you_mean(str(name), known, "solver"))
+        return None
+
     def solve(self, model: ir.Model, options: SolveOptions) -> BackendResult:
         """RC2 to optimality. With a time limit: a short linear SAT-UNSAT search for a first
         incumbent, RC2 up to 75% of the budget (its core-guided cost is a proven lower
-        bound), and, if RC2 did not finish, linear search again below the incumbent."""
+        bound), and, if RC2 did not finish, linear search again below the incumbent. A
+        stop from outside (``compiler.limits``: a signal, the process's hard deadline)
+        returns the best model found so far."""
         clock = Stopwatch()
+        held: dict = {}
+        try:
+            return self._solve(model, options, clock, held)
+        except limits.Stopped:
+            if held.get("best") is None:
+                raise
+            levels = objective.level_values(model.objectives, held["best"])
+            w = held["w"]
+            return BackendResult(Status.FEASIBLE, held["best"], tuple(levels),
+                                 w.objective.first_level_bound(held.get("lower", 0)), clock.elapsed(),
+                                 "stopped from outside; the best model found is the incumbent")
+
+    def _solve(self, model: ir.Model, options: SolveOptions, clock: Stopwatch, held: dict) -> BackendResult:
+        options = dataclasses.replace(options, time_limit=limits.budget(options.time_limit))
         w = to_wcnf(model, options.extra.get("cutoff"))
+        held["w"] = w
         if any(len(c) == 0 for c in w.hard):
             return BackendResult(Status.INFEASIBLE, None, None, None, clock.elapsed(), "empty hard clause")
         solver_name = options.extra.get("solver", "g3")
@@ -104,60 +130,29 @@ class MaxSatBackend(Backend):
 
         if options.time_limit is not None:  # a quick first incumbent (5% of the budget, at most 2 s)
             lsu = linear_search(w, solver_name, deadline=clock.start + min(2.0, 0.05 * options.time_limit),
-                                on_improve=lambda cost: report(cost, lower))
+                                on_improve=lambda cost: report(cost, lower), held=held)
             if lsu.infeasible:
                 return BackendResult(Status.INFEASIBLE, None, None, None, clock.elapsed(), "hard clauses unsatisfiable")
             best, best_cost = lsu.values, lsu.cost
             log.append(f"linear search: {lsu.iterations} models, best cost {lsu.cost}")
             if lsu.optimal and best is not None:
                 return self._finish(model, w, best, True, clock, log, report)
-        formula = WCNF()
-        for c in w.hard:
-            formula.append(list(c))
-        for c, wt in w.soft:
-            formula.append(list(c), weight=wt)
-        distinct = len({wt for _, wt in w.soft})
-        cls = RC2Stratified if distinct > 1 else RC2
-        # core exhaustion and minimisation run SAT calls that an interrupt does not stop
-        # (seen: 8 s past a 3 s limit), so a time-limited solve does without them
-        limited = options.time_limit is not None
-        rc2 = cls(formula, solver=solver_name, adapt=True, exhaust=not limited, minz=not limited, verbose=0)
-        interrupted = threading.Event()
-        at_interrupt = [0]
-        timer = None
-        if options.time_limit is not None:
-            def fire() -> None:
-                # RC2's cost is a lower bound only between core steps: after an interrupt
-                # its loops see unfinished SAT calls and keep adding to it, so read it first
-                at_interrupt[0] = int(rc2.cost)
-                interrupted.set()
-                rc2.interrupt()
-            rc2_budget = 0.75 * options.time_limit - clock.elapsed()  # the rest improves the incumbent
-            timer = threading.Timer(max(0.0, rc2_budget), fire)
-            timer.daemon = True
-            timer.start()
-        try:
-            found = rc2.compute(expect_interrupt=True) if timer is not None else rc2.compute()
-        except KeyboardInterrupt:  # Ctrl-C: stop and return what we have
-            found = None
-            at_interrupt[0] = 0  # the cost seen now may include unfinished steps
-            interrupted.set()
-            options = SolveOptions(time_limit=0.0, on_progress=options.on_progress)
-        finally:
-            if timer is not None:
-                timer.cancel()
-        lower = at_interrupt[0] if interrupted.is_set() else int(rc2.cost)
-        rc2.delete()
-        log.append(f"RC2 ({cls.__name__}, {solver_name}): {len(w.hard)} hard, {len(w.soft)} soft clauses, "
+        run = _run_rc2(w, solver_name, options, clock)
+        if run.no_time_left:
+            options = dataclasses.replace(options, time_limit=0.0)
+        found, lower = run.found, run.lower
+        held["lower"] = lower
+        log.append(f"RC2 ({run.solver_class}, {solver_name}): {len(w.hard)} hard, {len(w.soft)} soft clauses, "
                    f"returned at {clock.elapsed():.2f} s")
         if found is not None:
             return self._finish(model, w, _values(found, w.n_vars), True, clock, log, report)
-        if not interrupted.is_set():
+        if not run.interrupted:
             return BackendResult(Status.INFEASIBLE, None, None, None, clock.elapsed(), "hard clauses unsatisfiable")
         bound = w.objective.first_level_bound(lower)
-        assert options.time_limit is not None
-        lsu = linear_search(w, solver_name, deadline=clock.start + options.time_limit,
-                            on_improve=lambda cost: report(cost, lower), upper=best_cost)
+        if options.time_limit is None:  # interrupted by a signal without a time limit
+            options = dataclasses.replace(options, time_limit=0.0)
+        lsu = linear_search(w, solver_name, deadline=clock.start + (options.time_limit or 0.0),
+                            on_improve=lambda cost: report(cost, lower), upper=best_cost, held=held)
         if lsu.values is not None:
             best, best_cost = lsu.values, lsu.cost
             log.append(f"linear search after RC2: {lsu.iterations} models, best cost {lsu.cost}")
@@ -189,11 +184,13 @@ class LinearSearch:
 
 
 def linear_search(w: WeightedCnf, solver_name: str, deadline: float, on_improve,
-                  upper: int | None = None) -> LinearSearch:
+                  upper: int | None = None, held: dict | None = None) -> LinearSearch:
     """SAT-UNSAT linear search: find a model, then demand a cheaper one (the cost bound as
     a pseudo-Boolean row over the violated soft clauses), until UNSAT or the deadline.
     Each step is an ordinary SAT call on one incremental solver, so learnt clauses stay."""
     import time
+
+    from pysat.solvers import Solver
 
     top = [w.n_vars]
 
@@ -218,7 +215,8 @@ def linear_search(w: WeightedCnf, solver_name: str, deadline: float, on_improve,
             timer.daemon = True
             timer.start()
             try:
-                sat = s.solve_limited(expect_interrupt=True)
+                with limits.native(s.interrupt):
+                    sat = s.solve_limited(expect_interrupt=True)
             finally:
                 timer.cancel()
                 s.clear_interrupt()
@@ -229,6 +227,8 @@ def linear_search(w: WeightedCnf, solver_name: str, deadline: float, on_improve,
             iterations += 1
             best = _values(s.get_model(), w.n_vars)
             cost = sum(wt for (lit,), wt in w.soft if not ir.lit_value(best, lit))
+            if held is not None and (held.get("cost") is None or cost < held["cost"]):
+                held["best"], held["cost"] = best, cost
             on_improve(cost)
             if cost == 0:
                 return LinearSearch(best, cost, True, False, iterations)
@@ -245,3 +245,80 @@ def _values(lits: list[int], n: int) -> tuple[bool, ...]:
         if abs(l) <= n:
             vals[abs(l)] = l > 0
     return tuple(vals)
+
+
+def sat_solver_names() -> list[str]:
+    """Every name python-sat accepts for a SAT solver (``g3``, ``cadical195``, ...)."""
+    from pysat.solvers import SolverNames
+
+    return sorted({alias for names in vars(SolverNames).values() if isinstance(names, tuple) for alias in names})
+
+
+@dataclass(frozen=True)
+class _Rc2Run:
+    """What one RC2 run left: its model (None when interrupted or unsatisfiable), whether
+    it was interrupted, the lower bound on the cost it proved, and whether the time is spent
+    (a signal, Ctrl-C or the hard deadline: no search may follow)."""
+
+    found: list[int] | None
+    interrupted: bool
+    lower: int
+    no_time_left: bool
+    solver_class: str
+
+
+def _run_rc2(w: WeightedCnf, solver_name: str, options: SolveOptions, clock: Stopwatch) -> _Rc2Run:
+    """RC2 (stratified when the soft weights differ) on ``w``, interrupted at 75% of the
+    time limit so the rest can improve the incumbent, or by a signal or the deadline."""
+    from pysat.examples.rc2 import RC2, RC2Stratified  # python-sat loads only when maxsat runs
+    from pysat.formula import WCNF
+
+    formula = WCNF()
+    for c in w.hard:
+        formula.append(list(c))
+    for c, wt in w.soft:
+        formula.append(list(c), weight=wt)
+    distinct = len({wt for _, wt in w.soft})
+    cls = RC2Stratified if distinct > 1 else RC2
+    # core exhaustion and minimisation run SAT calls that an interrupt does not stop
+    # (seen: 8 s past a 3 s limit), so a time-limited solve does without them
+    limited = options.time_limit is not None
+    rc2 = cls(formula, solver=solver_name, adapt=True, exhaust=not limited, minz=not limited, verbose=0)
+    interrupted = threading.Event()
+    at_interrupt = [0]
+    timer = None
+    no_time_left = False
+    if options.time_limit is not None:
+        def fire() -> None:
+            # RC2's cost is a lower bound only between core steps: after an interrupt
+            # its loops see unfinished SAT calls and keep adding to it, so read it first
+            at_interrupt[0] = int(rc2.cost)
+            interrupted.set()
+            rc2.interrupt()
+        rc2_budget = 0.75 * options.time_limit - clock.elapsed()  # the rest improves the incumbent
+        timer = threading.Timer(max(0.0, rc2_budget), fire)
+        timer.daemon = True
+        timer.start()
+
+    def stop() -> None:  # a signal or the hard deadline: like the timer, then no more search
+        if not interrupted.is_set():
+            at_interrupt[0] = int(rc2.cost)
+            interrupted.set()
+        rc2.interrupt()
+
+    try:
+        with limits.native(stop):
+            found = rc2.compute(expect_interrupt=True)
+    except KeyboardInterrupt:  # Ctrl-C without the CLI's handlers: stop and return what we have
+        found = None
+        at_interrupt[0] = 0  # the cost seen now may include unfinished steps
+        interrupted.set()
+        no_time_left = True
+    finally:
+        if timer is not None:
+            timer.cancel()
+    if limits.stop_reason() is not None:
+        no_time_left = True
+    lower = at_interrupt[0] if interrupted.is_set() else int(rc2.cost)
+    rc2.delete()
+    return _Rc2Run(found, interrupted.is_set(), lower, no_time_left, cls.__name__)

@@ -7,6 +7,14 @@ the optima match, the peak memory of each fit, the time ratio odt / pycontree pe
 the geometric mean of the ratios (overall and for depths 2-3).
 
     python bench/contree.py [--limit 60] [--depths 2,3,4] [--datasets a,b] [--budget 25]
+                            [--repeats 3] [--process]
+
+With ``--repeats R`` every (dataset, depth) runs R interleaved rounds (odt fit, pycontree
+fit[, odt process, pycontree process]) and the table shows medians, so load from other
+processes on the shared machine hits both sides alike; the spread (max/min of the R
+times) is printed as the noise. ``--process`` adds whole-process times: ``odtc solve`` on
+a generated program (``auto``, no backend named, as a user runs it) and a fresh Python
+process that reads the same CSV and fits pycontree.
 
 Each fit runs in a forked child of this one process (same interpreter, data already
 loaded) whose peak-RSS counter is reset first, so the peak resident memory growth of that
@@ -20,11 +28,15 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import importlib.util
 import math
 import os
 import pickle
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -69,8 +81,9 @@ def warm_up(dp) -> None:
     X = rng.random((60, 3))
     for k in (2, 3):
         y = rng.integers(0, k, 60)
-        dp.optimal_tree(X, y, 3, n_classes=k)
-        dp.optimal_tree(X, y, 3, n_classes=k, weights=rng.random(60) + 0.5)
+        for depth in (2, 3):  # depth 2 runs the root entry points (d2_run), 3 the others
+            dp.optimal_tree(X, y, depth, n_classes=k)
+            dp.optimal_tree(X, y, depth, n_classes=k, weights=rng.random(60) + 0.5)
 
 
 def fit_odt(X, y, depth, limit):
@@ -94,6 +107,81 @@ def fit_pycontree(X, y, depth, limit):
     seconds = time.perf_counter() - t
     optimal = bool(model._config.is_within_time_limit()) and seconds < limit
     return {"seconds": seconds, "errors": int((model.predict(X) != y).sum()), "optimal": optimal}
+
+
+def odt_program(path: Path, depth: int, folder: Path) -> Path:
+    """The odt program a user would write for ``path``: every column numeric, cut at all
+    midpoints, a tree of depth <= ``depth`` minimising errors (no backend named)."""
+    with open(path, newline="") as fh:
+        header = next(csv.reader(fh))
+    cols = ", ".join(header[:-1])
+    prog = folder / f"{path.stem}-d{depth}.odt"
+    prog.write_text(f'data "{path}" {{\n    target class\n    numeric {cols} by thresholds(all)\n}}\n'
+                    f"model tree(depth <= {depth})\nminimize errors\n")
+    return prog
+
+
+def process_odt(prog: Path, limit: float) -> dict:
+    """Whole ``odtc solve`` process: wall time, the solver's own seconds, its objective."""
+    odtc = Path(sys.executable).with_name("odtc")
+    t = time.perf_counter()
+    out = subprocess.run([str(odtc), "solve", str(prog), "--json", "--quiet", "--time-limit", str(limit)],
+                         capture_output=True, text=True)
+    wall = time.perf_counter() - t
+    try:
+        res = json.loads(out.stdout)
+    except ValueError:
+        return {"error": (out.stderr or out.stdout)[-300:]}
+    return {"seconds": wall, "solve": res.get("seconds"), "errors": int(round(res["objective"])),
+            "optimal": res.get("status") == "optimal" and res.get("backend") == "dp", "backend": res.get("backend")}
+
+
+_PYCT_SCRIPT = """
+import csv, sys, time, warnings
+import numpy as np
+from pycontree import ConTree
+warnings.filterwarnings("ignore")
+with open(sys.argv[1], newline="") as fh:
+    rows = list(csv.reader(fh))
+X = np.array([[float(v) for v in r[:-1]] for r in rows[1:]], dtype=np.float64)
+labels = [r[-1] for r in rows[1:]]
+index = {c: i for i, c in enumerate(sorted(set(labels)))}
+y = np.array([index[v] for v in labels], dtype=np.int64)
+limit = float(sys.argv[3])
+t = time.perf_counter()
+model = ConTree(max_depth=int(sys.argv[2]), time_limit=limit).fit(X, y)
+s = time.perf_counter() - t
+ok = bool(model._config.is_within_time_limit()) and s < limit
+print(int((model.predict(X) != y).sum()), int(ok))
+"""
+
+
+def process_pycontree(path: Path, depth: int, limit: float) -> dict:
+    """Whole process of a user script: import pycontree, read the CSV, fit, predict."""
+    t = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", _PYCT_SCRIPT, str(path), str(depth), str(limit)],
+                         capture_output=True, text=True)
+    wall = time.perf_counter() - t
+    try:
+        err, ok = out.stdout.split()
+    except ValueError:
+        return {"error": out.stderr[-300:]}
+    return {"seconds": wall, "errors": int(err), "optimal": ok == "1"}
+
+
+def median_run(runs: list[dict]) -> dict:
+    """Median seconds over the runs (errors/optimality from the first), and the spread."""
+    ok = [r for r in runs if "error" not in r]
+    if not ok:
+        return runs[0]
+    out = dict(ok[0])
+    secs = [r["seconds"] for r in ok]
+    out["seconds"] = statistics.median(secs)
+    out["spread"] = max(secs) / min(secs) if min(secs) > 0 else float("inf")
+    out["optimal"] = all(r["optimal"] for r in ok)
+    if "solve" in out and all(r.get("solve") is not None for r in ok):
+        out["solve"] = statistics.median(r["solve"] for r in ok)
+    return out
 
 
 def odt_tracemalloc_peak(X, y, depth, limit):
@@ -153,6 +241,8 @@ def main(argv=None) -> int:
     ap.add_argument("--depths", default="2,3,4")
     ap.add_argument("--datasets", default="", help="comma-separated names (default: all)")
     ap.add_argument("--budget", type=float, default=25.0, help="overall budget (minutes)")
+    ap.add_argument("--repeats", type=int, default=1, help="interleaved rounds per row; medians are shown")
+    ap.add_argument("--process", action="store_true", help="also time whole processes (odtc solve / python + pycontree)")
     args = ap.parse_args(argv)
 
     if not SHARED.is_dir():
@@ -182,13 +272,22 @@ def main(argv=None) -> int:
           f"limit {args.limit:g}s per fit, budget {args.budget:g} min, cores {os.cpu_count()}")
     print(f"# one-off kernel warm-up in the parent (JIT compile, or load of numba's on-disk cache): "
           f"{warm_s:.2f}s, not included in the fit times")
+    print(f"# {args.repeats} interleaved round(s) per row, medians; noise = max/min time over the rounds"
+          + ("; proc = whole process (odtc solve, auto) vs python + pycontree reading the same CSV" if args.process else ""))
     header = (f"{'dataset':22s} {'n':>6s} {'p':>3s} {'K':>3s} {'d':>2s} | {'odt s':>8s} {'pyct s':>8s} "
-              f"{'ratio':>7s} | {'odt err':>7s} {'pyct err':>8s} {'match':>5s} | "
-              f"{'odt MB':>7s} {'pyct MB':>7s} {'odt numpy peak MB':>17s}")
+              f"{'ratio':>6s} {'noise':>5s} |")
+    if args.process:
+        header += f" {'odt proc':>8s} {'pyct proc':>9s} {'ratio':>6s} {'noise':>5s} |"
+    header += f" {'odt err':>7s} {'pyct err':>8s} {'match':>5s} | {'odt MB':>7s} {'pyct MB':>7s}"
     print(header)
     print("-" * len(header))
     rows = []
     timed_out: dict[str, set] = {}
+    folder = Path(tempfile.mkdtemp(prefix="odt-bench-"))
+
+    def fmt(r: dict) -> str:
+        return f"{r['seconds']:8.3f}" if r["optimal"] else f"{'>' + format(args.limit, 'g'):>8s}"
+
     for depth in depths:
         for n in names:
             X, y = data[n]
@@ -200,36 +299,56 @@ def main(argv=None) -> int:
             if time.perf_counter() - start > budget - 2.2 * args.limit:
                 print(f"{tag} skipped: overall budget used up", flush=True)
                 continue
-            o = in_child(fit_odt, X, y, depth, args.limit)
-            c = in_child(fit_pycontree, X, y, depth, args.limit)
+            prog = odt_program(SHARED / f"{n}.csv", depth, folder) if args.process else None
+            runs: dict[str, list[dict]] = {"o": [], "c": [], "po": [], "pc": []}
+            for rnd in range(args.repeats):  # interleaved, so load from elsewhere hits both
+                runs["o"].append(in_child(fit_odt, X, y, depth, args.limit))
+                runs["c"].append(in_child(fit_pycontree, X, y, depth, args.limit))
+                if args.process:
+                    runs["po"].append(process_odt(prog, args.limit))
+                    runs["pc"].append(process_pycontree(SHARED / f"{n}.csv", depth, args.limit))
+                if rnd == 0 and not (runs["o"][0].get("optimal") and runs["c"][0].get("optimal")):
+                    break  # a time-out: one round says enough
+            o, c = median_run(runs["o"]), median_run(runs["c"])
             if "error" in o or "error" in c:
                 print(f"{tag} error: odt={o.get('error')} pycontree={c.get('error')}", flush=True)
                 continue
-            mem = in_child(odt_tracemalloc_peak, X, y, depth, args.limit) if o["seconds"] < 20 else {}
             for who, r in (("odt", o), ("pycontree", c)):
                 if not r["optimal"]:
                     timed_out.setdefault(n, set()).add(who)
             both = o["optimal"] and c["optimal"]
             match = ("yes" if o["errors"] == c["errors"] else "NO") if both else "n/a"
             ratio = o["seconds"] / c["seconds"] if c["seconds"] > 0 else float("inf")
-            so = f"{o['seconds']:8.3f}" if o["optimal"] else f"{'>' + format(args.limit, 'g'):>8s}"
-            sc = f"{c['seconds']:8.3f}" if c["optimal"] else f"{'>' + format(args.limit, 'g'):>8s}"
-            peak = f"{mem['peak'] / 2**20:17.1f}" if "peak" in mem else f"{'-':>17s}"
-            print(f"{tag} {so} {sc} {ratio:7.2f} | {o['errors']:7d} {c['errors']:8d} {match:>5s} | "
-                  f"{o['rss_mb']:7.1f} {c['rss_mb']:7.1f} {peak}", flush=True)
-            rows.append((n, depth, o, c, ratio, both, match))
+            line = f"{tag} {fmt(o)} {fmt(c)} {ratio:6.2f} {max(o['spread'], c['spread']):5.2f} |"
+            pratio = float("nan")
+            if args.process:
+                po, pc = median_run(runs["po"]), median_run(runs["pc"])
+                if "error" in po or "error" in pc:
+                    line += f" process error: {po.get('error') or pc.get('error')} |"
+                else:
+                    pratio = po["seconds"] / pc["seconds"]
+                    if po["optimal"] and pc["optimal"] and both and not (po["errors"] == pc["errors"] == o["errors"]):
+                        match = "NO"
+                    line += f" {fmt(po)} {fmt(pc):>9s} {pratio:6.2f} {max(po['spread'], pc['spread']):5.2f} |"
+            line += f" {o['errors']:7d} {c['errors']:8d} {match:>5s} | {o['rss_mb']:7.1f} {c['rss_mb']:7.1f}"
+            print(line, flush=True)
+            rows.append((n, depth, o, c, ratio, both, match, pratio))
 
     print()
     solved = [r for r in rows if r[5]]
     print(f"rows run: {len(rows)}, both optimal: {len(solved)}, optimum mismatches: "
           f"{sum(1 for r in solved if r[6] == 'NO')}")
-    for label, sel in (("all depths", solved), ("depths 2-3", [r for r in solved if r[1] in (2, 3)])):
-        print(f"geometric mean time ratio odt/pycontree ({label}, both optimal, n={len(sel)}): "
-              f"{geomean([r[4] for r in sel]):.2f}")
+    print(f"geometric mean solve-time ratio odt/pycontree (all depths, both optimal, n={len(solved)}): "
+          f"{geomean([r[4] for r in solved]):.2f}")
     for d in depths:
         sel = [r for r in solved if r[1] == d]
         if sel:
-            print(f"  depth {d}: geomean {geomean([r[4] for r in sel]):.2f} over {len(sel)} datasets")
+            worst = max(sel, key=lambda r: r[4])
+            msg = (f"  depth {d}: solve geomean {geomean([r[4] for r in sel]):.2f} over {len(sel)} datasets "
+                   f"(worst {worst[0]} {worst[4]:.2f})")
+            if args.process:
+                msg += f", whole process geomean {geomean([r[7] for r in sel]):.2f}"
+            print(msg)
     print(f"total wall time {time.perf_counter() - start:.0f}s")
     return 0
 

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Union
+from typing import TypeVar, Union
 
 from .source import Span
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +36,18 @@ class ParamRef:
     ``quantiles(k)``); ``params.resolve_params`` replaces it by the number."""
     name: Name
     span: Span
+
+
+def resolved(value: T | ParamRef) -> T:
+    """``value`` in a program whose parameters are resolved (the checker's input):
+    ``params.resolve_params`` replaced every ``ParamRef`` before.
+
+    >>> resolved(3)
+    3
+    """
+    if isinstance(value, ParamRef):
+        raise AssertionError(f"parameter '{value.name.text}' reached the checker unresolved")
+    return value
 
 
 class BareName(str):

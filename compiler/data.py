@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import gc
+import io
 import math
 import warnings
 from contextlib import contextmanager
@@ -23,6 +24,7 @@ from typing import Any, Iterator, Mapping, NamedTuple, Sequence
 import numpy as np
 
 from .errors import OdtDataError, did_you_mean
+from .ranges import MAX_MAGNITUDE
 from .source import Span
 
 
@@ -221,7 +223,9 @@ def read_csv(path: str | Path, display: str | None = None) -> RawTable:
     reading names the exact line and cell of the problem."""
     path = Path(path)
     name = display or str(path)
-    fast = _read_csv_fast(path, name)
+    if "\x00" in str(path):  # no file system takes it (open() raises ValueError)
+        raise OdtDataError(f"data file name {name!r} contains a NUL character")
+    fast = _read_csv_fast(path, name) if not _has_nul(path) else None
     if fast is not None:
         return fast
     try:
@@ -229,7 +233,11 @@ def read_csv(path: str | Path, display: str | None = None) -> RawTable:
             rows = list(csv.reader(fh))
     except FileNotFoundError:
         raise OdtDataError(f"data file '{name}' not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except IsADirectoryError:
+        raise OdtDataError(f"data file '{name}' is a folder, not a CSV file") from None
+    except UnicodeDecodeError as exc:
+        raise _not_utf8(path, name, exc) from None
+    except (OSError, csv.Error) as exc:
         raise OdtDataError(f"cannot read data file '{name}': {exc}") from None
     rows = [r for r in rows if r]
     if not rows:
@@ -251,8 +259,35 @@ def read_csv(path: str | Path, display: str | None = None) -> RawTable:
         for j, cell in enumerate(r):
             if cell.strip() == "":
                 raise OdtDataError(f"{name}: column '{header[j]}', row {i + 1} (line {i + 2}): empty cell")
+            if "\x00" in cell:
+                raise OdtDataError(f"{name}: column '{header[j]}', row {i + 1} (line {i + 2}): a NUL byte; "
+                                   "this is not a text CSV file")
     columns = {h: np.array([r[j].strip() for r in body], dtype=object) for j, h in enumerate(header)}
     return RawTable(name, columns, first_line=2)
+
+
+def _has_nul(path: Path) -> bool:
+    """True when the file holds a NUL byte (a binary file: the careful reader names the cell)."""
+    try:
+        with open(path, "rb") as fh:
+            return any(b"\x00" in chunk for chunk in iter(lambda: fh.read(1 << 20), b""))
+    except OSError:
+        return False
+
+
+def _not_utf8(path: Path, name: str, exc: UnicodeDecodeError) -> OdtDataError:
+    """The line and column of the first byte of ``path`` that is not UTF-8."""
+    raw = path.read_bytes()
+    start = min(exc.start, len(raw) - 1) if raw else 0
+    if exc.object is not raw and isinstance(exc.object, bytes):  # decoded in chunks: find it again
+        try:
+            raw.decode("utf-8-sig")
+        except UnicodeDecodeError as whole:
+            start = whole.start
+    line = raw.count(b"\n", 0, start) + 1
+    column = len(raw[raw.rfind(b"\n", 0, start) + 1:start].decode("utf-8", errors="replace")) + 1
+    return OdtDataError(f"{name}: line {line}, column {column}: not UTF-8 text (byte 0x{raw[start]:02x})",
+                        hint="save the file as UTF-8")
 
 
 def _read_csv_fast(path: Path, name: str) -> RawTable | None:
@@ -266,10 +301,17 @@ def _read_csv_fast(path: Path, name: str) -> RawTable | None:
             header = [h.strip() for h in header_line.rstrip("\r\n").split(",")]
             if not header_line.strip() or len(set(header)) != len(header) or "" in header:
                 return None
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # "input contained no data": the careful reader says it
-                body = np.loadtxt(fh, dtype=str, delimiter=",", comments=None, ndmin=2, quotechar='"')
+            text = fh.read()
     except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    numbers = _all_numbers(text, len(header))
+    if numbers is not None:  # every cell a finite number: one C pass, no text array
+        return RawTable(name, {h: numbers[:, j] for j, h in enumerate(header)}, first_line=2)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "input contained no data": the careful reader says it
+            body = np.loadtxt(io.StringIO(text), dtype=str, delimiter=",", comments=None, ndmin=2, quotechar='"')
+    except ValueError:
         return None
     if body.shape[0] == 0 or body.shape[1] != len(header):
         return None
@@ -277,6 +319,20 @@ def _read_csv_fast(path: Path, name: str) -> RawTable | None:
     if (body == "").any():
         return None  # the careful reader names the empty cell
     return RawTable(name, {h: body[:, j] for j, h in enumerate(header)}, first_line=2)
+
+
+def _all_numbers(text: str, width: int) -> np.ndarray | None:
+    """The body as a float64 matrix when every cell is a finite number (numpy's C parser,
+    which stops at the first cell that is not), else None."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            body = np.loadtxt(io.StringIO(text), dtype=np.float64, delimiter=",", comments=None, ndmin=2)
+    except ValueError:
+        return None
+    if body.shape[0] == 0 or body.shape[1] != width or not np.isfinite(body).all():
+        return None  # nan/inf cells: the text reader names them
+    return body
 
 
 def table_from_python(data: Any, target: Any = None, name: str = "<data>") -> RawTable:
@@ -395,6 +451,8 @@ def _thresholds(values: np.ndarray, rule: ColumnRule) -> list[float]:
         return []
     mids = (uniq[:-1] + uniq[1:]) / 2.0
     if rule.method == "quantiles":
+        if rule.k - 1 >= mids.size:  # as many quantiles as midpoints: each midpoint is a cut
+            return mids.tolist()
         qs = np.quantile(values, [i / rule.k for i in range(1, rule.k)])
         chosen = []
         for q in qs:  # snap each quantile to the nearest midpoint so cuts fall between values
@@ -452,17 +510,33 @@ def _build_dataset(table: RawTable, spec: DataSpec) -> Dataset:
         )
     weights = None
     if spec.weight is not None:
-        weights = table.numbers(spec.weight)
+        try:
+            weights = table.numbers(spec.weight)
+        except OdtDataError as exc:
+            raise _at(exc, spec.spans.get(spec.weight)) from None
         neg = np.flatnonzero(weights < 0)
         if neg.size:
-            raise OdtDataError(f"{table.name}: weight column '{spec.weight}', {table.where(int(neg[0]))}: negative weight")
+            raise OdtDataError(f"{table.name}: weight column '{spec.weight}', {table.where(int(neg[0]))}: negative weight", spec.spans.get(spec.weight))
+        big = np.flatnonzero(weights > MAX_MAGNITUDE)
+        if big.size:
+            raise OdtDataError(f"{table.name}: weight column '{spec.weight}', {table.where(int(big[0]))}: weight "
+                               f"{weights[int(big[0])]:g} is out of range (at most 1e15)", spec.spans.get(spec.weight))
+        if not weights.any():
+            raise OdtDataError(f"{table.name}: weight column '{spec.weight}' is 0 on every row, so every "
+                               "classifier has the same errors", spec.spans.get(spec.weight),
+                               "give the rows that count a positive weight")
     ids = None
     if spec.row_id is not None:
         ids = tuple(table.strings(spec.row_id))
         dup = _first_duplicate(ids)
         if dup is not None:
-            raise OdtDataError(f"{table.name}: id column '{spec.row_id}' repeats the id '{dup}'")
+            raise OdtDataError(f"{table.name}: id column '{spec.row_id}' repeats the id '{dup}'",
+                               spec.spans.get(spec.row_id))
     skip = {target, spec.weight, spec.row_id, *spec.drop}
+    if all(col in skip for col in cols):
+        raise OdtDataError(f"{table.name}: no feature column: the data holds only the target '{target}'"
+                           + (" and its weight, id or dropped columns" if len(skip - {None}) > 1 else ""),
+                           spec.spans.get(target), "a classifier needs at least one column to split on")
     features: list[Feature] = []
     raw: list[str] = []
     for col in cols:
@@ -472,10 +546,17 @@ def _build_dataset(table: RawTable, spec: DataSpec) -> Dataset:
             rule = spec.rules.get(col) or _infer_rule(table, col)
             features.extend(_features_of(table, col, rule, raw))
         except OdtDataError as exc:
-            errors.append(exc)
+            errors.append(_at(exc, spec.spans.get(col)))
     if errors:
         raise OdtDataError([d for e in errors for d in e.diagnostics])
     return Dataset(table, target, classes, y, weights, ids, Binarizer(tuple(features)), tuple(raw))
+
+
+def _at(exc: OdtDataError, span: Span | None) -> OdtDataError:
+    """``exc`` pointed at ``span`` (where the column is declared) when it has no position."""
+    if span is None or any(d.span is not None for d in exc.diagnostics):
+        return exc
+    return OdtDataError([type(d)(d.message, span, d.hint) for d in exc.diagnostics])
 
 
 def _first_duplicate(values: Sequence[str]) -> str | None:

@@ -10,7 +10,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from .source import Span, render_diagnostic
+from .source import SourceFile, Span, render_diagnostic
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,3 +95,61 @@ def did_you_mean(name: str, candidates: Iterable[str], what: str = "") -> str | 
         return None
     shown = ", ".join(pool[:8]) + (", ..." if len(pool) > 8 else "")
     return f"known {what + ' ' if what else ''}names: {shown}"
+
+
+class Collector:
+    """Diagnostics gathered by the checker's passes, raised together once (house style 8).
+
+    The error class raised is that of the first problem found, so a program whose only
+    problems are data problems still raises ``OdtDataError``.
+
+    >>> errs = Collector()
+    >>> errs.add(OdtNameError, "unknown quantity 'erors'", None)
+    >>> errs.add(OdtTypeError, "a product of two quantities is not linear", None)
+    >>> try:
+    ...     errs.raise_if_any()
+    ... except OdtNameError as exc:
+    ...     print(len(exc.diagnostics))
+    2
+    """
+
+    def __init__(self) -> None:
+        self.diagnostics: list[Diagnostic] = []
+        self.first_kind: type[OdtError] | None = None
+
+    def add(self, kind: type[OdtError], message: str, span: Span | None, hint: str | None = None) -> None:
+        self.diagnostics.append(Diagnostic(message, span, hint))
+        self.first_kind = self.first_kind or kind
+
+    def absorb(self, exc: OdtError) -> None:
+        self.diagnostics.extend(exc.diagnostics)
+        self.first_kind = self.first_kind or type(exc)
+
+    def raise_if_any(self) -> None:
+        if self.diagnostics:
+            raise (self.first_kind or OdtError)(self.diagnostics)
+
+
+def decode_utf8(raw: bytes, name: str, what: str = "file") -> str:
+    """``raw`` as UTF-8 text (a leading BOM dropped); else an ``OdtError`` at the line and
+    column of the first byte that is not UTF-8.
+
+    >>> decode_utf8(b"model tree(depth <= 2)", "a.odt")
+    'model tree(depth <= 2)'
+    >>> try:
+    ...     decode_utf8(b"minimize\\n  err\\xffors", "a.odt", "program")
+    ... except Exception as exc:
+    ...     print(str(exc).splitlines()[0])
+    a.odt:2:6: error: the program is not UTF-8 text: byte 0xff cannot be decoded
+    """
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        start = exc.start
+        line = raw.count(b"\n", 0, start) + 1
+        line_start = raw.rfind(b"\n", 0, start) + 1
+        column = len(raw[line_start:start].decode("utf-8", errors="replace")) + 1
+        text = raw.decode("utf-8", errors="replace")
+        span = Span(SourceFile(name, text), line, column, line, column + 1)
+        raise OdtError(f"the {what} is not UTF-8 text: byte 0x{raw[start]:02x} cannot be decoded", span,
+                       "save the file as UTF-8") from None

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Iterable, Mapping, Sequence
 
+from . import limits
 from .source import Span
 
 
@@ -131,6 +132,8 @@ class ModelBuilder:
         if role in self.roles:
             raise ValueError(f"role {role} already has a variable")
         index = len(self._vars) + 1
+        if not index & 0xFFF:  # a lowering is long Python work: it keeps to the time limit
+            limits.check()
         self._vars.append(Var(index, VarKind.BOOL, 0.0, 1.0, Origin(role, span, introduced)))
         self.roles[role] = index
         return index
@@ -146,12 +149,17 @@ class ModelBuilder:
         return index
 
     def clause(self, lits: Iterable[int]) -> None:
+        if not len(self._clauses) & 0xFFF:
+            limits.check()
         self._clauses.append(Clause(tuple(lits)))
 
     def clauses(self, many: Iterable[Iterable[int]]) -> None:
+        limits.check()
         self._clauses.extend(Clause(tuple(c)) for c in many)
 
     def linear(self, terms: Iterable[tuple[Fraction, int]], op: str, rhs: Fraction, origin: Origin) -> None:
+        if not len(self._linears) & 0xFF:
+            limits.check()
         self._linears.append(Linear(tuple(terms), op, Fraction(rhs), origin))
 
     def indicator(self, lit: int, row: Linear) -> None:

@@ -24,7 +24,8 @@ import numpy as np
 
 from . import ast
 from .checked import CheckedProgram, LinearConstraint, LinearForm, QuantityRef, StructuralConstraint, TreeSkeleton
-from .search import Level, PathCost, PathExclusion, PathOrder, SameLeaf, SplitDim, TreeSearch
+from .search import (GlobalConstraint, GlobalTerm, Level, PathCost, PathExclusion, PathOrder, SameLeaf, SplitDim,
+                     TreeSearch)
 from .constraints.same_leaf import row_ref
 
 
@@ -42,6 +43,8 @@ class _Parts:
     path_costs: list[LinearConstraint] = field(default_factory=list)
     same_leaf: list[tuple[str, str]] = field(default_factory=list)
     ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
+    globals: list[LinearConstraint] = field(default_factory=list)
+    uses: list[ast.UsesExpr] = field(default_factory=list)
 
 
 class _Outside(Exception):
@@ -87,6 +90,23 @@ def _cap(c: LinearConstraint) -> tuple[str, Fraction]:
     raise _Outside(f"upper bounds on {q.kind} ('{q.kind} <= k')")
 
 
+#: quantities that add up over the leaves, the nodes or the tested columns of a tree: a
+#: constraint over them (other than one cap on errors, nodes or leaves) is global (issue 14)
+_ADDITIVE = {"errors", "predicted", "tp", "fp", "tn", "fn", "nodes", "leaves", "features_used", "expected_cost"}
+
+
+def _check_global(c: LinearConstraint) -> None:
+    """``c`` is checked at the root on the Pareto fronts; raises when it cannot be."""
+    for q, coef in c.form.terms:
+        if q.kind == "abs":
+            assert q.inner is not None
+            convex = c.op == "<=" and coef > 0 or c.op == ">=" and coef < 0
+            if not convex or any(i.kind not in _ADDITIVE - {"expected_cost"} for i, _ in q.inner.terms):
+                raise _Outside("abs(...) bounded from above over additive quantities")
+        elif q.kind not in _ADDITIVE:
+            raise _Outside(f"constraints over additive quantities (not '{q}')")
+
+
 def _read(program: CheckedProgram) -> _Parts:
     sk = program.skeleton
     if not isinstance(sk, TreeSkeleton):
@@ -117,13 +137,15 @@ def _read(program: CheckedProgram) -> _Parts:
             elif isinstance(node, ast.CallConstraint) and node.call.name.text == "same_leaf":
                 a, b = (row_ref(x) for x in node.call.args)
                 parts.same_leaf.append((a, b))
+            elif isinstance(node, ast.UsesConstraint):
+                parts.uses.append(node.expr)
             elif isinstance(node, ast.ThresholdRange):
-                lo, hi = float(node.low), float(node.high)
+                lo, hi = float(ast.resolved(node.low)), float(ast.resolved(node.high))
                 old = parts.ranges.get(node.name.text, (lo, hi))
                 parts.ranges[node.name.text] = (max(lo, old[0]), min(hi, old[1]))
             else:
-                raise _Outside("path constraints (before, not (a and b), cost), same_leaf and threshold ranges; "
-                               "'uses' is issue 14")
+                raise _Outside("path constraints (before, not (a and b), cost), same_leaf, uses and threshold "
+                               "ranges")
             continue
         if c.scope in ("leaf", "node"):
             terms = c.form.terms
@@ -139,10 +161,13 @@ def _read(program: CheckedProgram) -> _Parts:
             if c.costs is None or not (weight > 0 and c.op == "<=" or weight < 0 and c.op == ">="):
                 raise _Outside("path costs bounded from above")
             parts.path_costs.append(c)
-        elif "expected_cost" in c.form.kinds():
-            raise _Outside("no expected_cost (issue 14: Pareto fronts)")
         else:
-            kind, bound = _cap(c)
+            try:
+                kind, bound = _cap(c)
+            except _Outside:
+                _check_global(c)
+                parts.globals.append(c)
+                continue
             if kind == "errors":
                 parts.max_errors = bound if parts.max_errors is None else min(parts.max_errors, bound)
             else:
@@ -228,8 +253,66 @@ def lower_search(program: CheckedProgram) -> TreeSearch:
             raise ValueError(f"same_leaf names an unknown row id ({a}, {b})")  # the checker reports these
         if ra in position and rb in position and ra != rb:  # a row of weight 0 is not placed
             pairs.append(SameLeaf(position[ra], position[rb]))
+    names: list[str] = []
+    globals_: list[GlobalConstraint] = []
+    for c in parts.globals:
+        globals_.extend(_global(c, names, base.dims))
+    groups = tuple(np.asarray(program.groups[g], dtype=bool)[base.rows] for g in names)
+    uses = tuple(_formula(e, column_of) for e in parts.uses)
     fields = {name: getattr(base, name) for name in base.__dataclass_fields__}
     fields.update(levels=tuple(parts.levels), min_node=parts.min_node, max_nodes=parts.max_nodes,
                   max_errors=parts.max_errors, orders=orders, exclusions=exclusions, path_costs=tuple(path_costs),
-                  same_leaf=tuple(pairs))
+                  same_leaf=tuple(pairs), groups=groups, globals=tuple(globals_), uses=uses)
     return TreeSearch(**fields)
+
+
+def _global(c: LinearConstraint, names: list[str], dims: tuple[SplitDim, ...]) -> list[GlobalConstraint]:
+    """``c`` as rows ``sum(terms) + constant (<= or ==) 0``: ``>=`` negated, each ``a*abs(e)``
+    (bounded from above) replaced by ``a*e`` and ``-a*e`` in two rows (one per sign choice
+    of every abs term); group names become indices into ``names`` (appended as met)."""
+    sign = Fraction(-1) if c.op == ">=" else Fraction(1)
+    op = "==" if c.op == "==" else "<="
+
+    def terms(form: LinearForm, scale: Fraction) -> list[GlobalTerm]:
+        out = []
+        for q, coef in form.terms:
+            k = coef * scale
+            if q.kind == "leaves":  # leaves = nodes + 1
+                out.append(GlobalTerm("nodes", k))
+                continue
+            group = None
+            if q.group is not None:
+                if q.group not in names:
+                    names.append(q.group)
+                group = names.index(q.group)
+            costs = None
+            if q.kind == "expected_cost":
+                assert c.costs is not None
+                costs = tuple(c.costs.of(d.column) for d in dims)
+            out.append(GlobalTerm(q.kind, k, group, q.klass, costs))
+        return out
+
+    plain = LinearForm(tuple(t for t in c.form.terms if t[0].kind != "abs"), c.form.constant)
+    constant = sign * (plain.constant + sum((coef for q, coef in plain.terms if q.kind == "leaves"), Fraction(0)))
+    rows = [terms(LinearForm(plain.terms), sign)]
+    for q, coef in c.form.terms:
+        if q.kind != "abs":
+            continue
+        assert q.inner is not None
+        inner_constant = q.inner.constant + sum((k for i, k in q.inner.terms if i.kind == "leaves"), Fraction(0))
+        rows = [r + terms(LinearForm(q.inner.terms), s * coef * sign) + [GlobalTerm("constant", s * coef * sign
+                                                                                     * inner_constant)]
+                for r in rows for s in (Fraction(1), Fraction(-1))]
+    out = []
+    for r in rows:
+        k = constant + sum((t.coef for t in r if t.kind == "constant"), Fraction(0))
+        out.append(GlobalConstraint(tuple(t for t in r if t.kind != "constant"), k, op))
+    return out
+
+
+def _formula(e: ast.UsesExpr, column_of) -> tuple:
+    if isinstance(e, ast.UsesAtom):
+        return ("atom", column_of(e.name.text))
+    if isinstance(e, ast.UsesNot):
+        return ("not", _formula(e.item, column_of))
+    return ("and" if isinstance(e, ast.UsesAnd) else "or", tuple(_formula(i, column_of) for i in e.items))

@@ -29,6 +29,7 @@ from typing import Any, Iterable, Mapping
 from . import ast
 from .checked import QUANTITIES
 from .errors import Diagnostic, OdtError, OdtNameError, OdtTypeError, did_you_mean
+from .ranges import MAX_INT, MAX_MAGNITUDE, out_of_range, power
 from .source import SourceFile, Span
 
 #: Fields of AST nodes that take an integer (a count or a size), so a parameter standing
@@ -152,6 +153,9 @@ def resolve_params(program: ast.Program, overrides: Iterable[Override] = ()) -> 
             add(OdtNameError, f"the program declares no parameter '{o.name}'", o.name_span or o.span,
                 did_you_mean(o.name, known, "parameter") if known else
                 f"declare it in the program: param {o.name} = {o.text}")
+        elif (problem := out_of_range(o.value)) is not None:
+            add(OdtTypeError, f"parameter '{o.name}': {problem}", o.span,
+                f"odt takes numbers of magnitude at most {power(MAX_MAGNITUDE)}")
         else:
             values[o.name] = o.value
             where[o.name] = f"overridden by {o.name}={o.text}"
@@ -170,6 +174,10 @@ def resolve_params(program: ast.Program, overrides: Iterable[Override] = ()) -> 
             if v.denominator != 1:
                 add(OdtTypeError, f"parameter '{name}' is {_fraction_text(v)} ({where[name]}), but an integer "
                     "is needed here", ref.span)
+                return 1
+            if abs(v) > MAX_INT:
+                add(OdtTypeError, f"parameter '{name}' is {_fraction_text(v)} ({where[name]}), larger than "
+                    f"{power(MAX_INT)}, the largest integer here", ref.span)
                 return 1
             return int(v)
         return v

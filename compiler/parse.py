@@ -5,17 +5,25 @@ a caret, and what was expected in user-facing words (house style 9).
 """
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any
 
-from lark import Token, Transformer, v_args
+from lark import Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from odt.grammar import load_parser
 
 from . import ast
-from .errors import OdtSyntaxError
+from .errors import Diagnostic, OdtSyntaxError
+from .ranges import MAX_INT, MAX_MAGNITUDE, MAX_SECONDS, out_of_range, power
 from .source import SourceFile, Span
+
+#: Words that start a statement; a syntax error is recovered at the next line that
+#: starts with one of them, so one run reports an error in every broken statement.
+STATEMENT_WORDS = ("data", "group", "cost", "model", "minimize", "maximize", "subject", "solve")
+#: Syntax errors reported at most per run (later ones are usually echoes of these).
+MAX_SYNTAX_ERRORS = 20
 
 # Hand-written messages for common mistakes, matched by Lark's ``match_examples``.
 SYNTAX_ERROR_EXAMPLES: dict[str, list[str]] = {
@@ -85,6 +93,47 @@ class _ToAst(Transformer):
     def __init__(self, source: SourceFile):
         super().__init__()
         self.src = source
+        self.problems: list[Diagnostic] = []  # literals out of range, reported with the syntax errors
+
+    def transform(self, tree: Tree) -> Any:
+        """Bottom-up like ``Transformer.transform``, but with an explicit stack instead of
+        recursion: an objective of thousands of terms (a left-deep tree) or conditions
+        nested hundreds deep transform without ``RecursionError``."""
+        done: list[Any] = []  # transformed values, in post-order
+        stack: list[tuple[Tree, bool]] = [(tree, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if not expanded:
+                stack.append((node, True))
+                for child in reversed(node.children):
+                    if isinstance(child, Tree):
+                        stack.append((child, False))
+                continue
+            n_trees = sum(isinstance(c, Tree) for c in node.children)
+            values = iter(done[len(done) - n_trees:]) if n_trees else iter(())
+            if n_trees:
+                del_from = len(done) - n_trees
+                children = [next(values) if isinstance(c, Tree) else c for c in node.children]
+                del done[del_from:]
+            else:
+                children = list(node.children)
+            done.append(self._call_userfunc(node, children))
+        return done[0]
+
+    def _literal(self, tok: Token, value: Fraction, limit: int = MAX_MAGNITUDE) -> Fraction:
+        problem = out_of_range(value, limit)
+        if problem is not None:
+            self.problems.append(Diagnostic(problem, _token_span(self.src, tok),
+                                            f"odt takes numbers of magnitude at most {power(limit)}"))
+            return Fraction(0)
+        return value
+
+    def _int(self, tok: Any) -> Any:
+        """An INT token as an int (range-checked); a parameter reference as it is
+        (resolved, and range-checked, by compiler/params.py)."""
+        if isinstance(tok, ast.ParamRef):
+            return tok
+        return int(self._literal(tok, Fraction(str(tok)), MAX_INT))
 
     def s(self, meta: Any) -> Span:
         return _span(self.src, meta)
@@ -98,7 +147,7 @@ class _ToAst(Transformer):
         return ast.Name(text, _token_span(self.src, tok))
 
     def signed_number(self, meta, ch):
-        value = Fraction(str(ch[-1]))
+        value = self._literal(ch[-1], Fraction(str(ch[-1])))
         return -value if len(ch) == 2 else value
 
     def callee(self, meta, ch):
@@ -154,7 +203,7 @@ class _ToAst(Transformer):
         return ast.AllThresholds(self.s(meta))
 
     def quantile_thresholds(self, meta, ch):
-        return ast.Quantiles(_int(ch[0]), self.s(meta))
+        return ast.Quantiles(self._int(ch[0]), self.s(meta))
 
     def explicit_thresholds(self, meta, ch):
         return ast.ExplicitThresholds(tuple(ch), self.s(meta))
@@ -166,11 +215,12 @@ class _ToAst(Transformer):
     def group_def(self, meta, ch):
         return ast.GroupDef(ch[0], ch[1], self.s(meta))
 
+    # A one-item and/or is its item: parentheses and plain conditions add no nesting.
     def bool_or(self, meta, ch):
-        return ast.BoolOr(tuple(ch), self.s(meta))
+        return ch[0] if len(ch) == 1 else ast.BoolOr(tuple(ch), self.s(meta))
 
     def bool_and(self, meta, ch):
-        return ast.BoolAnd(tuple(ch), self.s(meta))
+        return ch[0] if len(ch) == 1 else ast.BoolAnd(tuple(ch), self.s(meta))
 
     def bool_not(self, meta, ch):
         return ast.BoolNot(ch[0], self.s(meta))
@@ -234,16 +284,16 @@ class _ToAst(Transformer):
         return ast.ParamCompare(ch[0], str(ch[1]), ch[2], self.s(meta))
 
     def param_range(self, meta, ch):
-        return ast.ParamRange(ch[0], _int(ch[1]), _int(ch[2]), self.s(meta))
+        return ast.ParamRange(ch[0], self._int(ch[1]), self._int(ch[2]), self.s(meta))
 
     def param_named(self, meta, ch):
         return ch[0]
 
     def param_int(self, meta, ch):
-        return int(ch[0])
+        return self._int(ch[0])
 
     def param_list(self, meta, ch):
-        return tuple(_int(c) for c in ch)
+        return tuple(self._int(c) for c in ch)
 
     def param_string(self, meta, ch):
         return _unquote(str(ch[0]))
@@ -259,7 +309,7 @@ class _ToAst(Transformer):
 
     # -- expressions
     def number(self, meta, ch):
-        return ast.Number(Fraction(str(ch[0])), self.s(meta))
+        return ast.Number(self._literal(ch[0], Fraction(str(ch[0]))), self.s(meta))
 
     def neg(self, meta, ch):
         return ast.Neg(ch[0], self.s(meta))
@@ -320,10 +370,10 @@ class _ToAst(Transformer):
         return ast.UsesNot(ch[0], self.s(meta))
 
     def uses_and(self, meta, ch):
-        return ast.UsesAnd(tuple(ch), self.s(meta))
+        return ch[0] if len(ch) == 1 else ast.UsesAnd(tuple(ch), self.s(meta))
 
     def uses_or(self, meta, ch):
-        return ast.UsesOr(tuple(ch), self.s(meta))
+        return ch[0] if len(ch) == 1 else ast.UsesOr(tuple(ch), self.s(meta))
 
     def call_constraint(self, meta, ch):
         return ast.CallConstraint(ast.Call(ch[0], tuple(c for c in ch[1:] if c is not None), self.s(meta)), self.s(meta))
@@ -342,7 +392,12 @@ class _ToAst(Transformer):
         return ast.SolveOption(ch[0], ch[1], self.s(meta))
 
     def option_duration(self, meta, ch):
-        return _seconds(str(ch[0]))
+        seconds = _seconds(str(ch[0]))
+        if not math.isfinite(seconds) or seconds > MAX_SECONDS:
+            self.problems.append(Diagnostic(f"duration {ch[0]} is out of range", _token_span(self.src, ch[0]),
+                                            f"at most {power(MAX_SECONDS)} seconds"))
+            return 0.0
+        return seconds
 
     def option_number(self, meta, ch):
         return ch[0]
@@ -352,11 +407,6 @@ class _ToAst(Transformer):
 
     def option_name(self, meta, ch):
         return ast.BareName(ch[0].text)
-
-
-def _int(item: Any) -> Any:
-    """An INT token as an int; a parameter reference as it is (resolved later)."""
-    return item if isinstance(item, ast.ParamRef) else int(item)
 
 
 def _seconds(text: str) -> float:
@@ -386,8 +436,12 @@ def _expected_words(names: set[str]) -> str:
 def parse_program(text: str, filename: str = "<input>") -> ast.Program:
     """Parse odt source text into an ``ast.Program``.
 
+    A syntax error does not stop the parse: it is recovered at the next line that starts
+    a statement (``STATEMENT_WORDS``), so every broken statement is reported in one run.
+
     Raises:
-        OdtSyntaxError: with file:line:col, caret and the expected tokens.
+        OdtSyntaxError: every syntax error (file:line:col, caret, the expected tokens) and
+            every number literal out of range.
 
     >>> parse_program("model tree(depth <= 2)\\nminimize errors").items[0].skeleton.kind
     'tree'
@@ -397,11 +451,70 @@ def parse_program(text: str, filename: str = "<input>") -> ast.Program:
     try:
         tree = parser.parse(text)
     except UnexpectedInput as exc:
-        raise _syntax_error(exc, source, text) from None
+        raise OdtSyntaxError(_recover(exc, source, text)) from None
+    builder = _ToAst(source)
     try:
-        return _ToAst(source).transform(tree)
+        program = builder.transform(tree)
     except VisitError as exc:  # a malformed literal that the grammar let through
         raise OdtSyntaxError(f"cannot read this construct: {exc.orig_exc}", _span(source, getattr(exc.obj, "meta", None))) from None
+    if builder.problems:
+        raise OdtSyntaxError(builder.problems)
+    return program
+
+
+def statement_starts(text: str) -> list[int]:
+    """Offsets of the lines whose first word starts a statement (``STATEMENT_WORDS``).
+
+    >>> statement_starts("model tree(depth <= 2)\\n  minimize errors\\n# solve\\n")
+    [0, 25]
+    """
+    out = []
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        stripped = line.lstrip()
+        word = stripped.split(None, 1)[0] if stripped else ""
+        word = word.split("(", 1)[0].split("{", 1)[0]
+        if word in STATEMENT_WORDS:
+            out.append(offset + len(line) - len(stripped))
+        offset += len(line)
+    return out
+
+
+def _recover(first: UnexpectedInput, source: SourceFile, text: str) -> list[Diagnostic]:
+    """The first syntax error as Lark found it, then one per later statement that does not
+    parse on its own (each parsed with the text before it blanked, so positions hold)."""
+    diagnostics = [_syntax_error(first, source, text).diagnostics[0]]
+    failed_at = _offset(first, text)
+    starts = statement_starts(text) + [len(text)]
+    later = [s for s in starts[:-1] if s >= failed_at]
+    parser = load_parser()
+    for i, begin in enumerate(later):
+        end = later[i + 1] if i + 1 < len(later) else len(text)
+        masked = _blank(text[:begin]) + text[begin:end]
+        try:
+            parser.parse(masked)
+        except UnexpectedInput as exc:
+            found = _syntax_error(exc, source, masked).diagnostics[0]
+            if all((d.span.line, d.span.column) != (found.span.line, found.span.column)
+                   for d in diagnostics if d.span is not None and found.span is not None):
+                diagnostics.append(found)
+        if len(diagnostics) >= MAX_SYNTAX_ERRORS:
+            break
+    return diagnostics
+
+
+def _blank(text: str) -> str:
+    """``text`` with every character but newlines turned into a space."""
+    return "".join(ch if ch == "\n" else " " for ch in text)
+
+
+def _offset(exc: UnexpectedInput, text: str) -> int:
+    if isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END"):
+        return len(text)
+    if isinstance(exc, UnexpectedToken) and exc.token.start_pos is not None:
+        return int(exc.token.start_pos)
+    pos = getattr(exc, "pos_in_stream", None)
+    return int(pos) if isinstance(pos, int) else len(text)
 
 
 def _syntax_error(exc: UnexpectedInput, source: SourceFile, text: str) -> OdtSyntaxError:

@@ -84,6 +84,39 @@ class SameLeaf:
     second: int
 
 
+@dataclass(frozen=True, slots=True)
+class GlobalTerm:
+    """One term of a global constraint (issue 14), ``coef`` times a quantity that adds up
+    over a tree: over its leaves (``errors``, ``predicted``, ``tp``/``fp``/``tn``/``fn``, of
+    the rows of group ``group``, an index into ``TreeSearch.groups``, or of every row when
+    None; ``klass`` for ``predicted``), over its decision nodes (``nodes``;
+    ``expected_cost``: each node pays ``costs[dim]`` times the weight of the rows reaching
+    it, divided by the total weight, Nanfack 4.3) or over the set of columns it tests
+    (``features_used``)."""
+
+    kind: str
+    coef: Fraction
+    group: int | None = None
+    klass: int | None = None
+    costs: tuple[Fraction, ...] | None = None  # expected_cost: per search dimension
+
+
+@dataclass(frozen=True, slots=True)
+class GlobalConstraint:
+    """``sum(terms) + constant (op) 0`` with op ``<=`` or ``==`` (``>=`` is negated and
+    ``a*abs(e) <= b`` is the two rows ``a*e <= b`` and ``-a*e <= b`` when lowered), checked
+    at the root of the search on the Pareto front of the additive quantities (STreeD,
+    van der Linden et al., NeurIPS 2023, Sec. 4.4)."""
+
+    terms: tuple[GlobalTerm, ...]
+    constant: Fraction
+    op: str
+
+
+#: a ``uses`` formula (C9) over columns: ("atom", column) | ("not", f) | ("and", fs) | ("or", fs)
+UsesFormula = tuple
+
+
 @dataclass(frozen=True)
 class TreeSearch:
     """A depth-limited tree program for the dp engines.
@@ -111,6 +144,11 @@ class TreeSearch:
     exclusions: tuple[PathExclusion, ...] = ()
     path_costs: tuple[PathCost, ...] = ()
     same_leaf: tuple[SameLeaf, ...] = ()
+    #: global constraints (issue 14): the row masks of the groups they name, the rows, and
+    #: the ``uses`` formulas; any of them sends the program to the Pareto-front engine
+    groups: tuple[np.ndarray, ...] = field(default=(), compare=False)
+    globals: tuple[GlobalConstraint, ...] = ()
+    uses: tuple[UsesFormula, ...] = ()
     notes: tuple[str, ...] = field(default=(), compare=False)  # for --stats / logs
 
     @property
@@ -123,5 +161,10 @@ class TreeSearch:
         return (len(self.levels) == 1 and self.levels[0].nodes == 0 and self.levels[0].depth == 0
                 and self.levels[0].errors > 0 and self.min_node <= 1 and self.max_nodes is None
                 and self.max_errors is None and not (self.orders or self.exclusions or self.path_costs
-                                                     or self.same_leaf)
+                                                     or self.same_leaf or self.globals or self.uses)
                 and all(d.cut_range is None for d in self.dims))
+
+    @property
+    def fronts(self) -> bool:
+        """Global constraints: the Pareto-front engine (issue 14)."""
+        return bool(self.globals or self.uses)

@@ -82,3 +82,4 @@ def render_diagnostic(message: str, span: Span | None, hint: str | None = None, 
     if hint:
         lines.append(f"  hint: {hint}")
     return "\n".join(lines)
+

@@ -30,15 +30,14 @@ BACKENDS = ("dp", "maxsat", "cp", "milp")
 SKELETONS = ("tree", "diagram", "bdd")
 SOLVERS = ("maxsat", "cp", "milp")
 
-#: reason used for dp where its fragment ends: ConTree for plain error minimisation, the
-#: STreeD-style engine for separable constraints (issue 13); global ones are issue 14
-_DP_FRAGMENT = ("dp takes trees with separable constraints only (STreeD): errors, nodes, leaves, size and path "
-                "constraints; group quantities, 'uses' and expected_cost need Pareto fronts (issue 14)")
+#: reason used for dp where its Pareto fronts (issue 14) are bounded by nothing the program
+#: says: the set of tested columns is a front component, bounded only by a constraint on it
+_DP_UNBOUNDED = ("dp keeps a Pareto front per subproblem over the set of columns a subtree tests; in the objective "
+                 "that set is bounded by nothing the program says (a constraint such as features_used <= k is taken)")
 _NO_DP_DAG = "dp searches trees"
 _TREE_ONLY = ("a tree construct: a decision diagram has no leaves of its own (its rows end at class terminals "
               "shared by many paths)")
 _BDD_NODES = "a BDD's nodes are made after solving, by GenBDD"
-_GROUP_ROWS = "group quantities and rates are lowered on the solver encodings"
 #: reason used for dp on bdd skeletons wherever its subset enumeration ends (issue 16)
 _DP_BDD = ("dp's BDD enumeration takes objectives of errors and nodes and the limits nodes <= K, errors <= k, "
            "errors == 0")
@@ -118,7 +117,9 @@ TABLE: tuple[Construct, ...] = (
     _row("O2l", "the quantity leaves", "Nanfack; Avellaneda eq. 7",
          every(), nobody(_TREE_ONLY), nobody(f"the BddLevelsEncoding has no size handles ({_BDD_NODES})")),
     _row("O2f", "the quantity features_used", "Florio (18)",
-         solvers(_DP_FRAGMENT), solvers(_NO_DP_DAG), solvers(_DP_BDD)),
+         every(), solvers(_NO_DP_DAG), solvers(_DP_BDD)),
+    _row("O2fo", "features_used in the objective", "Florio (18)",
+         solvers(_DP_UNBOUNDED), solvers(_NO_DP_DAG), solvers(_DP_BDD)),
     _row("O2d", "the quantity depth in a constraint", "S1",
          nobody("bound the depth in the model, e.g. tree(depth <= D)"), nobody("a diagram's depth is its widths"),
          nobody("bound the depth in the model, e.g. bdd(depth = H)")),
@@ -139,9 +140,9 @@ TABLE: tuple[Construct, ...] = (
     _row("O4", "errors <= k (errors == 0: perfect classification)", "Avellaneda DT_size; Hu P_bdd; Florio (19)",
          every(), solvers(_NO_DP_DAG), every()),
     _row("C1", "a constraint on errors(G), accuracy(G), predicted, rate, tp/fp/tn/fn, or errors mixed with them", "Florio (19); Nanfack 4.7",
-         solvers(_GROUP_ROWS), solvers(_NO_DP_DAG), solvers(_DP_BDD)),
+         every(), solvers(_NO_DP_DAG), solvers(_DP_BDD)),
     _row("C2", "abs(...) <= d (a parity difference)", "Florio (19); Nanfack DDP",
-         solvers(_GROUP_ROWS), solvers(_NO_DP_DAG), solvers(_DP_BDD)),
+         every(), solvers(_NO_DP_DAG), solvers(_DP_BDD)),
     _row("C2x", "abs(...) bounded from below, or with a negative coefficient", "-",
          nobody("abs can only be bounded from above, e.g. abs(x) <= 0.05 (a convex use)"),
          nobody("abs can only be bounded from above"), nobody("abs can only be bounded from above")),
@@ -160,9 +161,9 @@ TABLE: tuple[Construct, ...] = (
          nobody("the per-path cost is bounded from above (Nanfack 4.2)"),
          nobody("the per-path cost is bounded from above"), nobody("the per-path cost is bounded from above")),
     _row("C8e", "expected_cost <= t with cost {...}", "Nanfack 4.3",
-         solvers(_DP_FRAGMENT), solvers(_NO_DP_DAG), solvers(_DP_BDD)),
+         every(), solvers(_NO_DP_DAG), solvers(_DP_BDD)),
     _row("C9u", "uses f, and/or/not of uses", "Nanfack 4.6",
-         solvers(_DP_FRAGMENT), solvers(_NO_DP_DAG), solvers(_DP_BDD)),
+         every(), solvers(_NO_DP_DAG), solvers(_DP_BDD)),
     _row("C9x", "every path: not (a and b)", "Nanfack 4.6",
          every(), solvers(_NO_DP_DAG), solvers(_DP_BDD)),
     _row("C10", "threshold f in [lo, hi]", "Nanfack Table 1 (CPTree-2)",
@@ -246,6 +247,8 @@ def _quantity_uses(form: LinearForm, span: Span | None, text: str, in_objective:
             yield Use("O2l", q.span or span, text)
         elif q.kind == "features_used":
             yield Use("O2f", q.span or span, text)
+            if in_objective:
+                yield Use("O2fo", q.span or span, text)
         elif q.kind == "depth" and not in_objective:
             yield Use("O2d", q.span or span, text)
         elif q.kind in _GROUP_KINDS or (q.kind == "errors" and q.group is not None):
@@ -272,7 +275,7 @@ def _objective_uses(p: CheckedProgram) -> Iterator[Use]:
 
 def _constraint_uses(p: CheckedProgram) -> Iterator[Use]:
     for c in p.constraints:
-        text = _quote(c.span, str(c))
+        text = _quote(c.span, "") or str(c)  # str() of a deeply nested AST recurses: only without a span
         if isinstance(c, StructuralConstraint):
             node = c.node
             if isinstance(node, ast.Every) and isinstance(node.body, ast.OrderOnPath):

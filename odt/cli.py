@@ -1,7 +1,11 @@
 """``odtc``: the command-line driver (thin: every command is a call into the façade).
 
-Exit codes: 0 ok, 1 user error (syntax, names, types, data, infeasible, unsupported),
-2 internal error. User errors print a rendered diagnostic, never a Python traceback.
+Exit codes: 0 ok, 1 user error (syntax, names, types, data, infeasible, unsupported, a
+bad command line, a classifier that fails its verification), 2 internal error, 130 SIGINT,
+143 SIGTERM (the incumbent is printed and written first). User errors print a rendered
+diagnostic, never a Python traceback. ``--time-limit`` counts from the process's start
+(``compiler.limits``); every ``-o`` path is checked (``odt.outputs.check_writable``) before
+any work is done, and outputs are written atomically (``odt.outputs.write_atomic``).
 """
 from __future__ import annotations
 
@@ -14,18 +18,10 @@ import sys
 import traceback
 from pathlib import Path
 
+from odt.compiler import limits
 from odt.compiler.errors import OdtError
-
-
-def _write_atomic(path: str, content: str | bytes) -> None:
-    """Write ``content`` to ``path`` through a temporary file, so nothing is half-written."""
-    target = Path(path)
-    tmp = target.with_name(target.name + ".tmp")
-    if isinstance(content, bytes):
-        tmp.write_bytes(content)
-    else:
-        tmp.write_text(content)
-    os.replace(tmp, target)
+from odt.compiler.ranges import positive_seconds
+from odt.outputs import check_writable, write_atomic
 
 
 def _progress_printer(quiet: bool):
@@ -36,7 +32,8 @@ def _progress_printer(quiet: bool):
         inc = "-" if p.incumbent is None else f"{float(p.incumbent):g}"
         bnd = "-" if p.bound is None else f"{float(p.bound):g}"
         gap = "-" if p.gap is None else f"{p.gap:.2%}"
-        print(f"[odtc] {p.elapsed:8.2f}s  incumbent {inc}  bound {bnd}  gap {gap}", file=sys.stderr)
+        note = f"  {p.note}" if getattr(p, "note", "") else ""
+        print(f"[odtc] {p.elapsed:8.2f}s  incumbent {inc}  bound {bnd}  gap {gap}{note}", file=sys.stderr)
 
     return show
 
@@ -60,27 +57,32 @@ def cmd_check(args: argparse.Namespace) -> int:
     prog = compile_file(args.program, params=_overrides(args))
     c = prog.checked
     data = c.dataset
-    print(f"{args.program}: parses and type-checks")
-    print(f"  data        {data.n_rows} rows, {len(data.features)} binary features from "
-          f"{len(data.binarizer.columns)} columns, target '{data.target}' with classes {list(data.classes)}")
-    print(f"  groups      {', '.join(f'{g} ({int(m.sum())} rows)' for g, m in c.groups.items()) or '-'}")
-    print(f"  model       {c.model_span.quote()}")
-    print(f"  objective   {c.objective.span.quote() if c.objective.span.source else 'minimize errors (default)'}")
-    print(f"  constraints {len(c.constraints)}")
     err = refused_everywhere(c)
     if err is not None:
         raise err
     name = prog.backend_name()
     how = "auto chose it" if (prog.checked.solve.backend == "auto") else "the solve directive names it"
-    print(f"  backend     {name} ({how}): {prog.check_backend(name)}")
+    routed = prog.check_backend(name)  # before anything is printed: a refusal here is the whole answer
+    print(f"{args.program}: parses and type-checks")
+    print(f"  data        {data.n_rows} rows, {len(data.features)} binary features from "
+          f"{len(data.binarizer.columns)} columns, target '{data.target}' with classes {list(data.classes)}")
+    print(f"  groups      {', '.join(f'{g} ({int(m.sum())} rows)' for g, m in c.groups.items()) or '-'}")
+    print(f"  model       {c.model_span.quote()}")
+    written = c.objective.span.source is not None and c.objective.span != c.program.span
+    print(f"  objective   {c.objective.span.quote() if written else 'minimize errors (default)'}")
+    print(f"  constraints {len(c.constraints)}")
+    print(f"  backend     {name} ({how}): {routed}")
     return 0
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
     from odt.program import compile_file
 
+    from odt.strategies.explain import minimal_conflict
+
     prog = compile_file(args.program, params=_overrides(args))
-    core = prog.explain(backend=args.backend, time_limit=args.time_limit)
+    undecided: list = []
+    core = minimal_conflict(prog, backend=args.backend, time_limit=args.time_limit, undecided=undecided)
     if not core:
         print(f"{args.program}: feasible: the constraints can all hold together")
         return 0
@@ -92,13 +94,17 @@ def cmd_explain(args: argparse.Namespace) -> int:
     for text, span in core:
         where = f"{span.file}:{span.line}: " if span is not None and span.source is not None else ""
         print(f"  {where}{text}")
-    return 1
+    if undecided:
+        print(f"  (not proven minimal: the time limit cut short the tests without {', '.join(undecided)})")
+    return limits.EXIT_CODES.get(limits.stop_reason() or "", 1)
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
     from odt.compiler.errors import InfeasibleProgram
     from odt.program import compile_file
 
+    if args.output:
+        check_writable(args.output)
     prog = compile_file(args.program, params=_overrides(args))
     if args.explain:
         try:
@@ -110,11 +116,22 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 
 def _solve(prog, args: argparse.Namespace) -> int:
-    result = prog.solve(backend=args.backend, time_limit=args.time_limit, threads=args.threads,
-                        seed=args.seed, verbose=args.verbose,
-                        progress=_progress_printer(args.quiet or args.json))
-    if args.output and result.classifier is not None:
-        result.classifier.save(args.output)
+    result = None
+    try:
+        result = prog.solve(backend=args.backend, time_limit=args.time_limit, threads=args.threads,
+                            seed=args.seed, verbose=args.verbose,
+                            progress=_progress_printer(args.quiet or args.json), memory_limit=args.memory_limit)
+    except limits.Stopped:  # the hard deadline just after the solve returned: its result stands
+        if result is None:
+            raise
+    with limits.shielded():  # past the deadline or after a signal, the result is still printed and written
+        return _report(result, args)
+
+
+def _report(result, args: argparse.Namespace) -> int:
+    failed = result.classifier is not None and not result.verified
+    if args.output and result.classifier is not None and not failed:
+        write_atomic(args.output, json.dumps(result.classifier.to_json(), indent=2) + "\n")
     if args.json:
         out = result.as_dict()
         if not args.with_classifier:
@@ -125,19 +142,27 @@ def _solve(prog, args: argparse.Namespace) -> int:
         if result.classifier is not None:
             print()
             print(result.classifier.to_text())
-        if args.output and result.classifier is not None:
+        if args.output and result.classifier is not None and not failed:
             print(f"\nsaved to {args.output}")
         if args.verbose and result.log:
             print(f"\nsolver log: {result.log}", file=sys.stderr)
-    if result.classifier is not None and not result.verified:
-        print("odtc: internal error: the decoded classifier does not re-verify against the program", file=sys.stderr)
-        return 2
-    return 0
+    if failed:  # never a success: the classifier breaks the program it was solved for
+        checks = [f"  {c.text}: {c.value:g} {c.op} {c.bound:g} does not hold (line {c.line})"
+                  for c in result.constraints if not c.holds]
+        if not checks:
+            checks = [f"  the recomputed objective or errors ({result.train_errors}) differ from the solver's "
+                      f"({result.solver_errors})"]
+        print("odtc: error: the classifier found fails verification against the program" +
+              (f"; not saved to {args.output}" if args.output else "") + ":\n" + "\n".join(checks), file=sys.stderr)
+        return 1
+    return limits.EXIT_CODES.get(limits.stop_reason() or "", 0)
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
     from odt.program import compile_file
 
+    if args.output:
+        check_writable(args.output)
     prog = compile_file(args.program, params=_overrides(args))
     target = args.to or "wcnf"
     backend = {"wcnf": "maxsat", "cpmpy": "cp", "pyomo": "milp"}[target]
@@ -158,8 +183,10 @@ def cmd_compile(args: argparse.Namespace) -> int:
     files = {out if out.suffix else out.with_suffix("." + art.suffix): art.content}
     for suffix, content in art.extra.items():
         files[out.with_suffix("." + suffix)] = content
+    for path in files:
+        check_writable(path)
     for path, content in files.items():
-        _write_atomic(str(path), content)
+        write_atomic(str(path), content)
         print(f"wrote {path}", file=sys.stderr)
     return 0
 
@@ -174,15 +201,24 @@ def cmd_support(args: argparse.Namespace) -> int:
 def cmd_predict(args: argparse.Namespace) -> int:
     from odt.compiler.classifiers import load_classifier
 
+    if args.output:
+        check_writable(args.output)
+    from odt.compiler.data import read_csv
+
     tree = load_classifier(args.model)
-    labels = tree.predict(args.data)
+    table = read_csv(args.data)
+    labels = tree.predict(table, unknown=args.unknown)
+    for column, rows in tree.seen.unknown(table):  # only reached with --unknown majority
+        shown = ", ".join(str(int(r) + 1) for r in rows[:10]) + (", ..." if rows.size > 10 else "")
+        print(f"odtc: warning: {args.data}: column '{column}': {rows.size} row(s) with a category not seen in "
+              f"training (rows {shown}) predicted as the training majority class", file=sys.stderr)
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["prediction"])
     for v in labels:
         writer.writerow([v])
     if args.output:
-        _write_atomic(args.output, buf.getvalue())
+        write_atomic(args.output, buf.getvalue())
     else:
         sys.stdout.write(buf.getvalue())
     return 0
@@ -192,6 +228,8 @@ def cmd_render(args: argparse.Namespace) -> int:
     from odt.compiler.classifiers import load_classifier
     from odt.compiler.classifiers.render import to_dot, to_svg
 
+    if args.output:
+        check_writable(args.output)
     clf = load_classifier(args.model)
     table = None
     if args.data:
@@ -203,15 +241,23 @@ def cmd_render(args: argparse.Namespace) -> int:
     else:
         text = to_dot(clf, table) if args.format == "dot" else to_svg(clf, table)
     if args.output:
-        _write_atomic(args.output, text + ("" if text.endswith("\n") else "\n"))
+        write_atomic(args.output, text + ("" if text.endswith("\n") else "\n"))
     else:
         print(text.rstrip("\n"))
     return 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors as exit code 1 (a user error); 2 is kept for internal errors."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(1, f"{self.prog}: error: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="odtc", description="Compile and solve odt programs (optimal decision trees).")
-    sub = p.add_subparsers(dest="command", required=True)
+    p = _Parser(prog="odtc", description="Compile and solve odt programs (optimal decision trees).")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     c = sub.add_parser("check", help="parse and type-check a program against its data")
     c.add_argument("program")
@@ -222,7 +268,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("program")
     _add_define(s)
     s.add_argument("-o", "--output", help="save the classifier as JSON")
-    s.add_argument("--time-limit", type=float, help="seconds; the best classifier found is returned")
+    s.add_argument("--time-limit", type=float,
+                   help="seconds for the whole run (loading included); the best classifier found is returned")
+    s.add_argument("--memory-limit", type=_memory,
+                   help="refuse encodings estimated to need more: GiB, or with a unit (500M, 2G); "
+                        "default four fifths of the machine's memory")
     s.add_argument("--backend", help="dp | maxsat | cp | milp | auto (default: the program's solve directive, else auto)")
     s.add_argument("--threads", type=int)
     s.add_argument("--seed", type=int)
@@ -257,6 +307,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("model")
     r.add_argument("data")
     r.add_argument("-o", "--output", help="write predictions as CSV")
+    r.add_argument("--unknown", choices=["error", "majority"], default="error",
+                   help="a row with a category not seen in training: an error (default), or the training majority class")
     r.set_defaults(func=cmd_predict)
 
     d = sub.add_parser("render", help="print a saved classifier (tree, diagram, BDD) as text, Graphviz DOT or SVG")
@@ -268,10 +320,56 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+def _memory(text: str) -> float:
+    """``--memory-limit``: GiB, or a number with a unit K, M, G or T (powers of 1024)."""
+    units = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+    t = text.strip().upper().removesuffix("B").removesuffix("I")
+    scale = units.get(t[-1:], 0)
     try:
-        return args.func(args)
+        value = float(t[:-1] if scale else t) * (scale or 2**30)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a memory size: '{text}' (e.g. 4, 500M, 2G)") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"a memory size must be positive and finite, not '{text}'")
+    return value
+
+
+def _process_age() -> float:
+    """Seconds since this process started (Linux /proc; 0 where unknown)."""
+    try:
+        with open("/proc/self/stat") as fh:
+            start_ticks = int(fh.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/uptime") as fh:
+            uptime = float(fh.read().split()[0])
+        return max(0.0, uptime - start_ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def main(argv: list[str] | None = None, age: float = 0.0) -> int:
+    """Run one command; ``age``: seconds the process ran before (they count against
+    ``--time-limit``). SIGINT / SIGTERM stop the solver and keep its incumbent."""
+    args = build_parser().parse_args(argv)
+    with limits.signals():
+        return _run(args, age)
+
+
+def _run(args: argparse.Namespace, age: float) -> int:
+    limit = getattr(args, "time_limit", None)
+    problem = None if limit is None else positive_seconds(limit)
+    if problem is not None:  # refused before a deadline is armed with it
+        print(OdtError(problem, hint="a number of seconds such as 60").render(), file=sys.stderr)
+        return 1
+    try:
+        # the limit is the whole process's: the interpreter's start and imports, loading, solving
+        with limits.time_limit(None if limit is None else limit - age):
+            return args.func(args)
+    except limits.Stopped as stop:  # before a solve could hold an incumbent (e.g. while loading data)
+        print(f"odtc: stopped by {'the ' if stop.reason == limits.TIME_LIMIT else 'an '}{stop.reason} "
+              "before any classifier was found", file=sys.stderr)
+        if os.environ.get("ODT_DEBUG"):
+            traceback.print_exc()
+        return limits.EXIT_CODES.get(stop.reason, 1)
     except OdtError as exc:
         print(exc.render(), file=sys.stderr)
         return 1
@@ -291,5 +389,18 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
+def run() -> None:
+    """The ``odtc`` entry point: ``main``, then leave at once. An interrupted or timed-out
+    solve may hold millions of Python objects (encodings, models) whose teardown took
+    longer than 1 s, outside any time limit; the outputs are written and flushed already."""
+    code = main(age=_process_age())
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (BrokenPipeError, OSError):
+        pass
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

@@ -7,19 +7,26 @@ recomputed in numpy, agree with what the solver claimed.
 from __future__ import annotations
 
 import dataclasses
+import os
+import numbers
 import time
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+import numpy as np
+
 from odt.backends import BACKENDS, capabilities, get_backend
 from odt.backends.base import Artifact, BackendResult, Progress, SolveOptions, Status
 
 from odt.compiler import ast, ir
+from odt.compiler import limits
+from odt.compiler.classifiers.common import Seen
 from odt.compiler.check import check, load_table
+from odt.compiler.check_feasible import data_conflict
 from odt.compiler.data import table_from_python
 from odt.compiler.encode import objective as objective_enc
-from odt.compiler.errors import InfeasibleProgram, OdtError, UnsupportedConstruct
+from odt.compiler.errors import InfeasibleProgram, OdtDataError, OdtError, UnsupportedConstruct, decode_utf8
 from odt.strategies.depth_search import solve_depth_range
 from odt.compiler.evaluate import evaluate
 from odt.strategies.explain import minimal_conflict
@@ -28,11 +35,12 @@ from odt.compiler.lower_search_bdd import lower_search_bdd
 from odt.compiler.lower import Lowered, lower
 from odt.compiler.parse import parse_program
 from odt.compiler.params import Override, overrides_from_mapping, resolve_params
+from odt.compiler.ranges import positive_seconds
 from odt.compiler.checked import BddSkeleton, CheckedProgram, LinearConstraint, TreeSkeleton
 from odt.result import Classifier, SolveResult
-from odt.routing import estimate, refusal, route
+from odt.routing import check_memory, estimate, refusal, route
 from odt.strategies.diagram_bounds import diagram_bounds, tighten
-from odt.strategies.warm_start import warm_start as warm_start_of
+from odt.strategies.warm_start import single_leaf, warm_start as warm_start_of
 
 _TOL = 1e-6
 
@@ -144,13 +152,27 @@ class Program:
     def _backend(self, name: str):
         """The backend object; an unknown or unavailable name from the program's solve
         directive is reported at the directive."""
+        req = self.checked.solve
         try:
-            return get_backend(name)
+            impl = get_backend(name)
         except OdtError as exc:
-            req = self.checked.solve
             if req.span is not None and req.backend == name:
                 raise OdtError(exc.message, req.span, exc.diagnostics[0].hint) from None
             raise
+        for key, value in req.options.items():  # option values only a backend knows (SAT solver names)
+            for backend in BACKENDS.values():
+                problem = backend.check_options({key: value})
+                if problem is not None:
+                    raise OdtError(problem[0], self._option_span(key) or req.span, problem[1])
+        return impl
+
+    def _option_span(self, key: str):
+        """Where the solve directive writes option ``key`` (None when it is not written)."""
+        for stmt in self.checked.program.of(ast.SolveStmt):
+            for opt in stmt.options:
+                if opt.name.text == key:
+                    return opt.span
+        return None
 
     def emit(self, backend: str = "maxsat", **kwargs: Any) -> Artifact:
         """The solver input of ``backend`` (WCNF text, a pickled CPMpy model, LP + MPS)."""
@@ -161,16 +183,55 @@ class Program:
 
     def solve(self, backend: str | None = None, time_limit: float | None = None, threads: int | None = None,
               seed: int | None = None, verbose: bool = False,
-              progress: Callable[[Progress], None] | None = None, warm_start: bool = True) -> SolveResult:
+              progress: Callable[[Progress], None] | None = None, warm_start: bool = True,
+              memory_limit: float | None = None) -> SolveResult:
         """Solve, decode and re-verify. Options given here override the ``solve`` directive.
+
+        The time limit holds for all of it (issue 18): lowering, encoding, the solver and
+        decoding share one deadline (``compiler.limits``); when it passes, or SIGINT /
+        SIGTERM arrive (the CLI's handlers), the best incumbent is returned with its
+        bound, status ``interrupted`` for a signal. ``memory_limit`` (bytes) refuses an
+        encoding whose estimated size exceeds it before building it."""
+        limit = time_limit if time_limit is not None else self.checked.solve.options.get("time_limit")
+        check_solve_arguments(limit, threads, seed)  # before the deadline is armed with it
+        held = _Held()
+        result: SolveResult | None = None
+        try:
+            with limits.time_limit(limit):
+                try:
+                    result = self._solve(backend, limit, threads, seed, verbose, progress, warm_start,
+                                         memory_limit, held)
+                except limits.Stopped as stop:
+                    with limits.shielded():
+                        result = held.result(self, stop.reason)
+        except limits.Stopped as stop:  # the hard deadline, just as the scope closed
+            if result is None:
+                with limits.shielded():
+                    result = held.result(self, stop.reason)
+        assert result is not None
+        if limits.stop_reason() is not None and result.status != "optimal":
+            result = dataclasses.replace(result, status="interrupted")
+        return result
+
+    def _solve(self, backend: str | None, time_limit: float | None, threads: int | None, seed: int | None,
+               verbose: bool, progress: Callable[[Progress], None] | None, warm_start: bool,
+               memory_limit: float | None, held: "_Held") -> SolveResult:
+        """``solve`` inside its time-limit scope; ``held`` keeps the incumbent a stop returns.
 
         With ``warm_start`` (B4), a solver backend first gets the ConTree tree of the
         program's depth-limited error-minimisation relaxation; if that tree satisfies the
         program (by re-evaluation), its value is handed to the solver as a cutoff: the
         solver then searches only for strictly better trees, and if there are none, the
         warm start is the proven optimum."""
+        conflict = data_conflict(self.checked)
+        if conflict is not None:
+            raise InfeasibleProgram(
+                f"infeasible: '{conflict.constraint.span.quote()}' cannot hold on this data: {conflict.reason}",
+                conflict.constraint.span, "relax this constraint (found before solving, on every backend)")
         if getattr(self.checked.skeleton, "depth_range", None) is not None:  # S3: trees and BDDs
-            return solve_depth_range(self, backend, time_limit, threads, seed, verbose, progress, warm_start)
+            held.floor = _depth_floor(self.checked)  # a stop before any depth is refuted
+            return solve_depth_range(self, backend, time_limit, threads, seed, verbose, progress, warm_start,
+                                     memory_limit)
         req = self.checked.solve
         self._check_strategy()
         if req.strategy == "incremental":
@@ -182,6 +243,9 @@ class Program:
         refused = refusal(self.checked, name)
         if refused is not None:
             raise refused
+        held.started, held.backend = time.perf_counter(), name
+        if not _is_program_backend(name):
+            check_memory(self.checked, name, memory_limit)
         if progress is not None and self.checked.objective.maximized:
             shown = progress
 
@@ -190,8 +254,8 @@ class Program:
                                None if p.bound is None else -p.bound))
 
         opts = SolveOptions(
-            time_limit=time_limit if time_limit is not None else req.options.get("time_limit"),
-            threads=threads if threads is not None else req.options.get("threads", 1),
+            time_limit=limits.budget(time_limit),
+            threads=threads if threads is not None else req.options.get("threads", _default_threads(name)),
             seed=seed if seed is not None else req.options.get("seed", 0),
             verbose=verbose or bool(req.options.get("verbose", False)),
             on_progress=progress,
@@ -208,6 +272,7 @@ class Program:
         warm = warm_start_of(self.checked, opts) if warm_start else None
         if bounds is not None and bounds.incumbent is not None and (warm is None or bounds.incumbent[1] < warm[1]):
             warm = bounds.incumbent
+        held.warm, held.floor = warm, None if bounds is None else bounds.lower
         if bounds is not None and warm is not None and warm[1] <= bounds.lower:
             done = BackendResult(Status.OPTIMAL, None, (warm[1],), warm[1], time.perf_counter() - started,
                                  "the warm start meets the depth-L tree bound (no diagram search needed)")
@@ -227,6 +292,10 @@ class Program:
             done = BackendResult(Status.OPTIMAL, None, (warm[1],), warm[1], res.seconds,
                                  res.log + "; the warm start is optimal (nothing better exists)")
             return self._result(name, done, None, warm[0])
+        if warm is None and res.status in (Status.UNKNOWN, Status.FEASIBLE):  # a time-out: the best
+            leaf = single_leaf(self.checked)  # constant classifier may beat the solver's first models
+            if leaf is not None and (res.objective is None or leaf[1] < res.objective[0]):
+                warm, res = leaf, dataclasses.replace(res, values=None, objective=None)
         if warm is not None and res.values is None:  # time out without a better incumbent
             # the solver's bound holds for trees better than the warm start, so the
             # optimum is at least min(bound, warm value): at or above it, the warm start wins
@@ -241,8 +310,13 @@ class Program:
         """For an infeasible program: a minimal set of its own constraints (and skeleton
         size limits) that cannot hold together, as (source text, span) pairs; [] when the
         program is feasible (``explain.minimal_conflict``)."""
+        check_solve_arguments(time_limit)
+        conflict = data_conflict(self.checked)
+        if conflict is not None:  # one constraint that cannot hold alone is the minimal set
+            return [(conflict.constraint.span.quote(), conflict.constraint.span)]
         return minimal_conflict(self, backend, time_limit)
 
+    @limits.shield
     def _result(self, backend: str, res: BackendResult, low: Lowered | None,
                 tree: Classifier | None = None) -> SolveResult:
         maximized = self.checked.objective.maximized
@@ -273,6 +347,7 @@ class Program:
             assert tree is not None
             solver_errors = evaluate(self.checked, tree).train_errors
         assert tree is not None
+        tree = dataclasses.replace(tree, seen=_seen(self.dataset))
         ev = evaluate(self.checked, tree)
         claimed = [float(v) for v in res.objective or ()]
         if res.status is Status.OPTIMAL:
@@ -282,15 +357,98 @@ class Program:
             agree = bool(ev.objective) and ev.objective[0] <= claimed[0] + _TOL and ev.train_errors <= solver_errors + _TOL
         verified = agree and ev.feasible
         objective = ev.objective[0] if ev.objective else None
-        bound = float(res.bound) if res.bound is not None else None
+        least = _least_value(self.checked)  # never a negative bound on a non-negative objective
+        bound = least if res.bound is None else float(res.bound) if least is None else max(float(res.bound), least)
         gap = None
         if objective is not None and bound is not None:
-            gap = 0.0 if abs(objective - bound) <= _TOL else abs(objective - bound) / max(abs(objective), 1e-12)
+            bound = min(bound, objective)  # the incumbent itself bounds the optimum from above
+            gap = 0.0 if abs(objective - bound) <= _TOL else min(1.0, (objective - bound) / max(abs(objective), 1e-12))
         return SolveResult(
             res.status.value, tree, None if objective is None else sign * objective,
             tuple(sign * v for v in ev.objective), None if bound is None else sign * bound, gap, backend, res.seconds,
             ev.train_errors, verified, ev.constraints, solver_errors, res.log, ev,
         )
+
+
+def _default_threads(backend: str) -> int:
+    """CP-SAT's portfolio (with its large-neighbourhood workers, which improve diagram and
+    fairness incumbents most) needs several workers: ``cp`` uses every core, up to 8, unless
+    the program or caller says ``threads``; the other backends are single-threaded."""
+    return min(8, os.cpu_count() or 1) if backend == "cp" else 1
+
+
+class _Held:
+    """What a solve holds when a time limit or a signal stops it: the warm start (the
+    incumbent before the solver runs) and the proven floor of the objective."""
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+        self.backend: str | None = None
+        self.warm: tuple[Classifier, Fraction] | None = None
+        self.floor: Fraction | None = None
+
+    def result(self, program: "Program", reason: str) -> SolveResult:
+        log = f"stopped by the {reason} before the solver returned"
+        if self.warm is None and self.backend is not None:  # stopped before the warm start
+            self.warm = single_leaf(program.checked)
+            log += "; no warm start yet, the best single leaf" if self.warm is not None else ""
+        seconds = time.perf_counter() - self.started
+        if self.warm is not None and self.backend is not None:
+            kept = BackendResult(Status.FEASIBLE, None, (self.warm[1],), self.floor, seconds,
+                                 log + "; the warm start is the incumbent")
+            # (dp's own results carry its scaled errors; this one is re-evaluated like a warm start)
+            label = self.backend if not _is_program_backend(self.backend) else f"{self.backend} (stopped)"
+            return program._result(label, kept, None, self.warm[0])
+        sign = -1.0 if program.checked.objective.maximized else 1.0
+        return SolveResult(Status.UNKNOWN.value, None, None, (), _f(self.floor, sign), None,
+                           self.backend or "auto", seconds, None, False, (), None, log)
+
+
+#: quantities that are never negative (counts, sizes, rates, absolute values)
+_NON_NEGATIVE = {"errors", "accuracy", "nodes", "leaves", "depth", "features_used", "samples", "predicted", "rate",
+                 "tp", "fp", "tn", "fn", "size", "abs"}
+
+
+def _least_value(c: CheckedProgram) -> float | None:
+    """A bound without a solver: the constant of a minimised first level whose terms are
+    non-negative quantities with positive coefficients (a time-out's incumbent then has a
+    bound and a gap of at most 100%); else None."""
+    if c.objective.maximized or not c.objective.levels:
+        return None
+    first = c.objective.levels[0]
+    if all(coef > 0 and q.kind in _NON_NEGATIVE for q, coef in first.terms):
+        return float(first.constant)
+    return None
+
+
+def _depth_floor(c: CheckedProgram) -> Fraction | None:
+    """The value of a depth range's first objective level at its lowest depth."""
+    first = c.objective.levels[0]
+    if [q.kind for q, _ in first.terms] != ["depth"]:
+        return None
+    return first.terms[0][1] * c.skeleton.depth_range[0] + first.constant  # type: ignore[union-attr, index]
+
+
+def check_solve_arguments(time_limit: Any = None, threads: Any = None, seed: Any = None) -> None:
+    """Raise ``OdtError`` unless the time limit is a positive finite number of seconds,
+    threads a positive integer and seed a non-negative integer (or None)."""
+    problem = positive_seconds(time_limit)
+    if problem is not None:
+        raise OdtError(problem, hint="a number of seconds such as 60")
+    for name, value, low, high in (("threads", threads, 0, 1024), ("seed", seed, 0, 2**31 - 1)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral)
+                                  or not low <= int(value) <= high):
+            raise OdtError(f"{name} must be an integer in {low}..{high}, not {value!r}")
+
+
+def _seen(data) -> Seen:
+    """The categories of the training data and its majority class (by row weight)."""
+    cats: dict[str, list[str]] = {}
+    for f in data.binarizer.features:
+        if f.kind == "category":
+            cats.setdefault(f.column, []).append(str(f.category))
+    totals = np.bincount(data.y, weights=data.row_weights(), minlength=len(data.classes))
+    return Seen(tuple((c, tuple(v)) for c, v in cats.items()), int(np.argmax(totals)))
 
 
 def _budget(opts: SolveOptions) -> float:
@@ -335,9 +493,11 @@ def compile(text: str, data: Any = None, target: Any = None, filename: str = "<s
         given = overrides_from_mapping(params) if isinstance(params, Mapping) else list(params or ())
         ast_program = resolve_params(ast_program, given)
     if data is not None:
-        table = table_from_python(data, target)
-    else:
+        return Program(check(ast_program, table_from_python(data, target)))
+    try:
         table = load_table(ast_program, Path(base_dir) if base_dir is not None else None)
+    except OdtDataError as exc:  # reported with every other problem of the program
+        return Program(check(ast_program, None, exc))
     return Program(check(ast_program, table))
 
 
@@ -345,9 +505,10 @@ def compile_file(path: str | Path, data: Any = None, target: Any = None,
                  params: Mapping[str, Any] | Sequence[Override] | None = None) -> Program:
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise OdtError(f"program file '{path}' not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise OdtError(f"cannot read program file '{path}': {exc}") from None
+    except OSError as exc:
+        raise OdtError(f"cannot read program file '{path}': {exc.strerror or exc}") from None
+    text = decode_utf8(raw, str(path), "program")
     return compile(text, data=data, target=target, filename=str(path), base_dir=path.parent, params=params)

@@ -163,3 +163,44 @@ def _round(x: int) -> str:
         if x >= scale:
             return f"{x / scale:.3g}{unit}"
     return str(x)
+
+
+#: bytes per estimated variable and per estimated clause (or row) while a backend builds
+#: and solves its encoding, measured as peak RSS over the estimate (bench/time_limits.py)
+BYTES_PER = {"maxsat": (100, 300), "cp": (200, 600), "milp": (3000, 3000)}
+#: the process before any encoding: interpreter, numpy, solver libraries
+BASE_BYTES = 400 * 2**20
+
+
+def memory_needed(program: CheckedProgram, backend: str) -> int:
+    """Bytes ``backend`` is expected to need for ``program``'s encoding (an estimate)."""
+    est = estimate(program, backend)
+    per_var, per_clause = BYTES_PER.get(backend, max(BYTES_PER.values()))
+    return BASE_BYTES + per_var * est.variables + per_clause * est.clauses
+
+
+def default_memory_limit() -> int | None:
+    """Without a budget: four fifths of the machine's physical memory (None if unknown)."""
+    import os
+
+    try:
+        return int(0.8 * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_memory(program: CheckedProgram, backend: str, limit: float | None) -> None:
+    """Refuse, before building it, an encoding whose estimated size exceeds ``limit``
+    bytes (default: ``default_memory_limit``)."""
+    budget = limit if limit is not None else default_memory_limit()
+    if budget is None:
+        return
+    need = memory_needed(program, backend)
+    if need > budget:
+        est = estimate(program, backend)
+        raise UnsupportedConstruct(
+            f"backend '{backend}' would need about {need / 2**30:.1f} GiB for this program "
+            f"({est.describe()}), over the memory budget of {budget / 2**30:.1f} GiB",
+            program.model_span,
+            "lower the depth or widths, restrict the features, use backend dp where it applies, "
+            "or raise the budget with --memory-limit")

@@ -111,19 +111,24 @@ class DpBackend(Backend):
 
     def _solve_constrained(self, problem: TreeSearch, options: SolveOptions) -> tuple[Tree, BackendResult]:
         """STreeD-style DP (``streed/``) for a program outside ConTree's fragment."""
-        from .streed import optimal_constrained_tree
+        from .streed import optimal_constrained_tree, optimal_front_tree
 
         clock = Stopwatch()
         on_progress = options.on_progress
 
-        def report(elapsed: float, incumbent: Fraction, bound: Fraction) -> None:
+        def report(elapsed: float, incumbent: Fraction, bound: Fraction, note: str = "") -> None:
             if on_progress is not None:
-                on_progress(Progress(elapsed, incumbent, bound))
+                on_progress(Progress(elapsed, incumbent, bound, note))
 
-        res = optimal_constrained_tree(problem, options.time_limit, report)
+        engine = optimal_front_tree if problem.fronts else optimal_constrained_tree
+        try:
+            res = engine(problem, options.time_limit, report)
+        except OverflowError as e:  # the front engine's exact integers would not fit
+            raise UnsupportedConstruct(f"backend 'dp' cannot take this program: {e}",
+                                       hint="backends that take it: maxsat, cp") from e
         status = {"optimal": Status.OPTIMAL, "feasible": Status.FEASIBLE, "infeasible": Status.INFEASIBLE,
                   "unknown": Status.UNKNOWN}[res.status]
-        log = f"STreeD-style DP: {res.stats}"
+        log = f"{'Pareto-front DP' if problem.fronts else 'STreeD-style DP'}: {res.stats}"
         if res.tree is None:
             return None, BackendResult(status, None, None, res.lower_bound, clock.elapsed(), log)  # type: ignore
         return streed_tree(res.tree, problem), BackendResult(status, None, res.levels, res.lower_bound,

@@ -4,22 +4,91 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..data import RawTable, read_csv, table_from_python
-from ..errors import OdtDataError
+from ..errors import OdtDataError, OdtError
 
 SCHEMA = "odt.classifier/1"
+#: What ``predict`` does with a row holding a category the training data did not have.
+UNKNOWN_CHOICES = ("error", "majority")
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """What the training data held, so that ``predict`` can tell a row with an unseen
+    category: every category of every categorical column, and the majority class (the
+    prediction ``unknown="majority"`` gives such rows). Empty for models saved before it."""
+
+    categories: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    majority: int | None = None
+
+    def unknown(self, table: RawTable) -> list[tuple[str, np.ndarray]]:
+        """(column, rows) for each column of ``table`` holding categories not seen in training."""
+        out = []
+        for column, cats in self.categories:
+            if column in table.columns:
+                rows = np.flatnonzero(~np.isin(table.strings(column).astype(str), np.array(cats, dtype=str)))
+                if rows.size:
+                    out.append((column, rows))
+        return out
+
+    def resolve(self, table: RawTable, labels: np.ndarray, unknown: str) -> np.ndarray:
+        """``labels`` (class indices) with the rows of unseen categories handled as
+        ``unknown`` says: ``error`` raises naming the column, row and value; ``majority``
+        predicts the training majority class."""
+        if unknown not in UNKNOWN_CHOICES:
+            raise OdtDataError(f"unknown={unknown!r}: expected one of {', '.join(UNKNOWN_CHOICES)}")
+        found = self.unknown(table)
+        if not found:
+            return labels
+        if unknown == "error":
+            column, rows = found[0]
+            value = table.strings(column)[int(rows[0])]
+            more = f" (and {rows.size - 1} more rows)" if rows.size > 1 else ""
+            raise OdtDataError(f"{table.name}: column '{column}', {table.where(int(rows[0]))}: category '{value}' "
+                               f"did not occur in the training data{more}",
+                               hint="odtc predict --unknown majority (Python: unknown='majority') predicts the "
+                                    "training majority class for such rows")
+        out = labels.copy()
+        if self.majority is not None:
+            for _, rows in found:
+                out[rows] = self.majority
+        return out
+
+    def to_json(self) -> dict:
+        return {"categories": {c: list(v) for c, v in self.categories}, "majority": self.majority}
+
+    @staticmethod
+    def from_json(obj: Any) -> "Seen":
+        if not isinstance(obj, dict):
+            return Seen()
+        cats = obj.get("categories") or {}
+        majority = obj.get("majority")
+        return Seen(tuple((str(c), tuple(str(x) for x in v)) for c, v in cats.items()),
+                    majority if isinstance(majority, int) and not isinstance(majority, bool) else None)
 
 
 def save_json(obj: dict, path: str | Path) -> None:
     """Write ``obj`` as JSON atomically: a temporary file in the target's folder, renamed
-    over the target, so a reader never sees half a model."""
+    over the target, so a reader never sees half a model. A path that cannot be written
+    (a missing folder, a folder, no permission) is an ``OdtError`` saying why."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    if path.is_dir():
+        raise OdtError(f"cannot write '{path}': it is a folder", hint="give a file name inside it")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except FileNotFoundError:
+        raise OdtError(f"cannot write '{path}': the folder '{path.parent}' does not exist",
+                       hint="create it first") from None
+    except NotADirectoryError:
+        raise OdtError(f"cannot write '{path}': a part of '{path.parent}' is a file, not a folder") from None
+    except OSError as exc:
+        raise OdtError(f"cannot write '{path}': {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "w") as fh:
             fh.write(json.dumps(obj, indent=2) + "\n")

@@ -24,7 +24,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from ..data import Binarizer, Feature
-from .common import SCHEMA, as_table, save_json
+from .common import SCHEMA, Seen, as_table, save_json
 from .tree import Leaf, Split, Tree
 
 
@@ -56,6 +56,7 @@ class Diagram:
     root: int  # successor reference of the root (a leaf when the diagram is one class)
     input_columns: tuple[str, ...] = ()
     kind: str = "diagram"
+    seen: Seen = Seen()  # training categories and majority, for unseen values
 
     def __post_init__(self) -> None:
         for i, n in enumerate(self.nodes):
@@ -139,10 +140,12 @@ class Diagram:
         """Class indices for a binarised matrix (columns = ``self.features``)."""
         return self.route(Xb)[0]
 
-    def predict(self, data: Any) -> np.ndarray:
-        """Class labels for raw rows: a CSV path, DataFrame, dict of columns or 2-D array."""
+    def predict(self, data: Any, unknown: str = "error") -> np.ndarray:
+        """Class labels for raw rows: a CSV path, DataFrame, dict of columns or 2-D array.
+        A row with a category the training data did not have is an error naming its column
+        and row, or (``unknown="majority"``) gets the training majority class."""
         table = as_table(data, self.input_columns)
-        idx = self.predict_binary(Binarizer(self.features).transform(table))
+        idx = self.seen.resolve(table, self.predict_binary(Binarizer(self.features).transform(table)), unknown)
         return np.array([self.classes[i] for i in idx],
                         dtype=object if any(isinstance(c, str) for c in self.classes) else None)
 
@@ -185,6 +188,7 @@ class Diagram:
             "root": ref(self.root),
             "nodes": [{"feature": n.feature, "layer": n.layer, "if_true": ref(n.if_true), "if_false": ref(n.if_false)}
                       for n in self.nodes],
+            **({"seen": self.seen.to_json()} if self.seen.categories or self.seen.majority is not None else {}),
         }
 
     @staticmethod
@@ -195,7 +199,8 @@ class Diagram:
         nodes = tuple(DNode(int(n["feature"]), ref(n["if_true"]), ref(n["if_false"]), int(n["layer"]))
                       for n in obj["nodes"])
         return Diagram(tuple(Feature.from_json(f) for f in obj["features"]), tuple(obj["classes"]), nodes,
-                       ref(obj["root"]), tuple(obj.get("input_columns", ())), obj.get("kind", "diagram"))
+                       ref(obj["root"]), tuple(obj.get("input_columns", ())), obj.get("kind", "diagram"),
+                       Seen.from_json(obj.get("seen")))
 
     def save(self, path: str | Path) -> None:
         """Write JSON atomically (a temporary file renamed over the target)."""

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..data import Binarizer, Feature
 from ..errors import OdtError
-from .common import SCHEMA, as_table, save_json
+from .common import SCHEMA, Seen, as_table, save_json
 
 
 
@@ -41,6 +41,7 @@ class Tree:
     classes: tuple[Any, ...]
     root: TreeNode
     input_columns: tuple[str, ...] = ()
+    seen: Seen = Seen()  # training categories and majority, for unseen values
 
     # ------------------------------------------------------------------ structure
     def walk(self) -> Iterator[tuple[TreeNode, int]]:
@@ -102,10 +103,12 @@ class Tree:
         route(self.root, np.arange(Xb.shape[0]))
         return out
 
-    def predict(self, data: Any) -> np.ndarray:
-        """Class labels for raw rows: a CSV path, DataFrame, dict of columns or 2-D array."""
+    def predict(self, data: Any, unknown: str = "error") -> np.ndarray:
+        """Class labels for raw rows: a CSV path, DataFrame, dict of columns or 2-D array.
+        A row with a category the training data did not have is an error naming its column
+        and row, or (``unknown="majority"``) gets the training majority class."""
         table = as_table(data, self.input_columns)
-        idx = self.predict_binary(Binarizer(self.features).transform(table))
+        idx = self.seen.resolve(table, self.predict_binary(Binarizer(self.features).transform(table)), unknown)
         return np.array([self.classes[i] for i in idx], dtype=object if any(isinstance(c, str) for c in self.classes) else None)
 
     # ------------------------------------------------------------------ rendering (E3)
@@ -138,6 +141,7 @@ class Tree:
             "features": Binarizer(self.features).to_json(),
             "input_columns": list(self.input_columns),
             "root": node(self.root),
+            **({"seen": self.seen.to_json()} if self.seen.categories or self.seen.majority is not None else {}),
         }
 
     @staticmethod
@@ -151,7 +155,7 @@ class Tree:
             return Split(int(d["feature"]), node(d["if_true"]), node(d["if_false"]))
 
         return Tree(tuple(Feature.from_json(f) for f in obj["features"]), tuple(obj["classes"]), node(obj["root"]),
-                    tuple(obj.get("input_columns", ())))
+                    tuple(obj.get("input_columns", ())), Seen.from_json(obj.get("seen")))
 
     def save(self, path: str | Path) -> None:
         """Write JSON atomically (a temporary file renamed over the target)."""

@@ -30,7 +30,7 @@ class ThresholdRange(Family):
         """Drop from ``mask`` the thresholds of the column outside the range."""
         r = _range(c)
         assert r is not None
-        lo, hi, col = float(r.low), float(r.high), r.name.text
+        lo, hi, col = float(ast.resolved(r.low)), float(ast.resolved(r.high)), r.name.text
         for j, f in enumerate(program.dataset.features):
             if f.column == col and f.kind == "threshold" and f.threshold is not None and not lo <= f.threshold <= hi:
                 mask[j] = False
@@ -41,7 +41,7 @@ class ThresholdRange(Family):
     def check(self, c: Constraint, view: ClassifierView) -> ConstraintCheck:
         r = _range(c)
         assert r is not None
-        lo, hi, col = float(r.low), float(r.high), r.name.text
+        lo, hi, col = float(ast.resolved(r.low)), float(ast.resolved(r.high)), r.name.text
         ts = [f.threshold for f in view.classifier.features
               if f.column == col and f.kind == "threshold" and f.threshold is not None]
         ok = all(lo <= t <= hi for t in ts)

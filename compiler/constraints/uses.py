@@ -20,11 +20,18 @@ def _formula(c: Constraint) -> ast.UsesExpr | None:
 
 
 def atoms(e: ast.UsesExpr) -> list[ast.Name]:
-    if isinstance(e, ast.UsesAtom):
-        return [e.name]
-    if isinstance(e, ast.UsesNot):
-        return atoms(e.item)
-    return [n for i in e.items for n in atoms(i)]
+    """The atoms' names in source order (walked with a stack: any depth)."""
+    out: list[ast.Name] = []
+    stack: list[ast.UsesExpr] = [e]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.UsesAtom):
+            out.append(node.name)
+        elif isinstance(node, ast.UsesNot):
+            stack.append(node.item)
+        else:
+            stack.extend(reversed(node.items))
+    return out
 
 
 class Uses(Family):
@@ -52,10 +59,11 @@ class Uses(Family):
 
 def _literal(b: ModelBuilder, st: Structure, e: ast.UsesExpr, ctx: LowerContext) -> int:
     """A literal equivalent to the formula ``e`` (Tseitin)."""
+    sign = 1
+    while isinstance(e, ast.UsesNot):  # a chain of nots, however long, without recursion
+        e, sign = e.item, -sign
     if isinstance(e, ast.UsesAtom):
-        return ctx.uses_literal(b, st, ctx.column_of(e.name.text))
-    if isinstance(e, ast.UsesNot):
-        return -_literal(b, st, e.item, ctx)
+        return sign * ctx.uses_literal(b, st, ctx.column_of(e.name.text))
     parts = [_literal(b, st, i, ctx) for i in e.items]
     lit = b.new_aux("uses_and" if isinstance(e, ast.UsesAnd) else "uses_or")
     if isinstance(e, ast.UsesAnd):
@@ -66,13 +74,14 @@ def _literal(b: ModelBuilder, st: Structure, e: ast.UsesExpr, ctx: LowerContext)
         for p in parts:
             b.clause((-p, lit))
         b.clause([-lit] + parts)
-    return lit
+    return sign * lit
 
 
 def _value(e: ast.UsesExpr, used: set[str], column_of: Callable[[str], str]) -> bool:
+    negated = False
+    while isinstance(e, ast.UsesNot):
+        e, negated = e.item, not negated
     if isinstance(e, ast.UsesAtom):
-        return column_of(e.name.text) in used
-    if isinstance(e, ast.UsesNot):
-        return not _value(e.item, used, column_of)
+        return (column_of(e.name.text) in used) != negated
     vals = [_value(i, used, column_of) for i in e.items]
-    return all(vals) if isinstance(e, ast.UsesAnd) else any(vals)
+    return (all(vals) if isinstance(e, ast.UsesAnd) else any(vals)) != negated

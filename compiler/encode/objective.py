@@ -9,6 +9,7 @@ multiplier exceeds the largest possible value of all less important levels toget
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from math import lcm
@@ -102,7 +103,9 @@ class Combined:
         lvl = self.levels[0]
         rest = sum(m * (l.low + l.total) for l, m in zip(self.levels[1:], self.multipliers[1:]))
         units = -((rest - combined_lower_bound + 1e-6) // self.multipliers[0])  # ceil, robust to float noise
-        return Fraction(int(units), lvl.scale) + lvl.offset
+        # never below the least value level 0 can take (its weights are positive): a solver's
+        # bound of 0 on a sum with less important levels would otherwise come out negative
+        return max(Fraction(int(units), lvl.scale), Fraction(math.floor(lvl.low), lvl.scale)) + lvl.offset
 
 
 def combine(objectives: Sequence[ir.Objective], model: ir.Model | None = None) -> Combined:

@@ -12,12 +12,14 @@ clauses; none keeps state. Choice per row (issue 3):
 """
 from __future__ import annotations
 
+import bisect
 import sys
 from fractions import Fraction
 from math import lcm
 from typing import Callable, Sequence
 
-from pysat.card import CardEnc, EncType
+
+from .. import limits
 
 Clauses = list[list[int]]
 
@@ -77,6 +79,8 @@ def _card_at_most(lits: list[int], k: int, new_var: Callable[[], int]) -> Clause
     if k == 0:
         return [[-l] for l in lits]
     top = new_var()  # reserve a block: CardEnc numbers its auxiliaries above top_id
+    from pysat.card import CardEnc, EncType  # python-sat loads only when an encoding needs it
+
     enc = CardEnc.atmost(lits=lits, bound=k, top_id=max(top, max(abs(l) for l in lits)), encoding=EncType.seqcounter)
     highest = max((abs(l) for c in enc.clauses for l in c), default=top)
     while top < highest:  # claim every auxiliary CardEnc used
@@ -91,7 +95,10 @@ def _bdd_at_most(terms: list[tuple[int, int]], bound: int, new_var: Callable[[],
     for i in range(n - 1, -1, -1):
         suffix[i] = suffix[i + 1] + terms[i][0]
     TRUE, FALSE = "T", "F"
-    memo: list[list[tuple[int, int, object]]] = [[] for _ in range(n + 1)]
+    # the nodes of level i as disjoint intervals [lo, hi] of s, sorted by lo (bisected:
+    # a linear scan made large cutoff rows quadratic, minutes for COMPAS at depth 3)
+    memo_lo: list[list[int]] = [[] for _ in range(n + 1)]
+    memo: list[list[tuple[object, int, int]]] = [[] for _ in range(n + 1)]
     clauses: Clauses = []
     big = suffix[0] + bound + 1
 
@@ -100,9 +107,10 @@ def _bdd_at_most(terms: list[tuple[int, int]], bound: int, new_var: Callable[[],
             return FALSE, -big, -1
         if suffix[i] <= s:
             return TRUE, suffix[i], big
-        for lo, hi, known in memo[i]:
-            if lo <= s <= hi:
-                return known, lo, hi
+        j = bisect.bisect_right(memo_lo[i], s) - 1
+        if j >= 0 and memo[i][j][2] >= s:  # type: ignore[operator]
+            return memo[i][j]
+        limits.check()  # a large row is long Python work: it keeps to the time limit
         w, x = terms[i]
         a, lo0, hi0 = build(i + 1, s)
         b, lo1, hi1 = build(i + 1, s - w)
@@ -120,7 +128,9 @@ def _bdd_at_most(terms: list[tuple[int, int]], bound: int, new_var: Callable[[],
                 clauses.append([-v, -x])
             elif b is not TRUE:
                 clauses.append([-v, -x, b])  # type: ignore[list-item]
-        memo[i].append((lo, hi, node))
+        j = bisect.bisect_right(memo_lo[i], lo)
+        memo_lo[i].insert(j, lo)
+        memo[i].insert(j, (node, lo, hi))
         return node, lo, hi
 
     limit = sys.getrecursionlimit()

@@ -8,15 +8,26 @@ from typing import TYPE_CHECKING
 
 from odt.compiler.errors import InfeasibleProgram, UnsupportedConstruct
 from odt.compiler.evaluate import evaluate
-from odt.compiler.checked import BddSkeleton, LinearForm, QuantityRef, TreeSkeleton
+from odt.compiler.checked import BddSkeleton, CheckedProgram, LinearForm, QuantityRef, TreeSkeleton
 from odt.result import SolveResult
 
 if TYPE_CHECKING:
     from odt.program import Program
 
 
+def depth_program(c: CheckedProgram, k: int) -> CheckedProgram:
+    """The program a depth range solves at depth ``k``: the skeleton with ``depth <= k``
+    (``depth = k`` for a BDD) and the objective without its first level, ``depth``
+    (``errors`` when nothing follows it)."""
+    sk = c.skeleton
+    assert isinstance(sk, (TreeSkeleton, BddSkeleton))
+    rest = c.objective.levels[1:] or (LinearForm.of(QuantityRef("errors")),)
+    return dataclasses.replace(c, skeleton=dataclasses.replace(sk, depth=k, depth_range=None),
+                               objective=dataclasses.replace(c.objective, levels=tuple(rest)))
+
+
 def solve_depth_range(program: "Program", backend, time_limit, threads, seed, verbose, progress,
-                      warm_start) -> SolveResult:
+                      warm_start, memory_limit=None) -> SolveResult:
     """S3, Avellaneda's DT_depth / DT_size: ``tree(depth in a..b)`` with an objective
     whose first level is ``depth``. Depths a, a+1, ... are tried in turn, each as the
     program with ``depth <= k`` and the remaining objective levels, until one is
@@ -36,7 +47,6 @@ def solve_depth_range(program: "Program", backend, time_limit, threads, seed, ve
     if [q.kind for q, _ in first.terms] != ["depth"] or first.terms[0][1] <= 0:
         raise UnsupportedConstruct("a depth range needs 'minimize depth' (optionally 'then ...') as its objective",
                                    c.objective.span, "e.g. minimize depth then nodes")
-    rest = levels[1:] or (LinearForm.of(QuantityRef("errors")),)
     low, high = sk.depth_range
     clock = time.perf_counter()
     if c.solve.strategy == "incremental":
@@ -51,11 +61,9 @@ def solve_depth_range(program: "Program", backend, time_limit, threads, seed, ve
         if remaining is not None and remaining <= 0:
             undecided = k
             break
-        sub = type(program)(dataclasses.replace(
-            c, skeleton=dataclasses.replace(sk, depth=k, depth_range=None),
-            objective=dataclasses.replace(c.objective, levels=tuple(rest))))
+        sub = type(program)(depth_program(c, k))
         try:
-            res = sub.solve(backend, remaining, threads, seed, verbose, progress, warm_start)
+            res = sub.solve(backend, remaining, threads, seed, verbose, progress, warm_start, memory_limit)
         except InfeasibleProgram:
             continue
         if res.classifier is None:  # stopped without a tree: depth k is undecided

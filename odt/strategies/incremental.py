@@ -30,7 +30,7 @@ from typing import Callable
 import numpy as np
 from pysat.solvers import Solver
 
-from odt.compiler import ir
+from odt.compiler import ir, limits
 from odt.compiler.classifiers import Tree
 from odt.compiler.encode import pb
 from odt.compiler.checked import CheckedProgram
@@ -302,17 +302,18 @@ class DepthSolver:
     def _sat(self, assumptions: list[int], deadline: float | None) -> bool | None:
         """One SAT call under ``assumptions``; None when ``deadline`` interrupts it."""
         self.sat_calls += 1
-        if deadline is None:
-            return self.solver.solve(assumptions=assumptions)
-        remaining = deadline - time.perf_counter()
-        if remaining <= 0:
+        remaining = limits.budget(None if deadline is None else deadline - time.perf_counter())
+        if remaining is not None and remaining <= 0 or limits.stop_reason() is not None:
             return None
-        timer = threading.Timer(remaining, self.solver.interrupt)
-        timer.start()
-        try:
-            sat = self.solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
+        timer = None if remaining is None else threading.Timer(remaining, self.solver.interrupt)
+        if timer is not None:
+            timer.start()
+        try:  # a signal (compiler.limits) interrupts the call too
+            with limits.native(self.solver.interrupt):
+                sat = self.solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
         finally:
-            timer.cancel()
+            if timer is not None:
+                timer.cancel()
             self.solver.clear_interrupt()
         return sat
 

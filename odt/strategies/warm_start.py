@@ -33,3 +33,28 @@ def warm_start(c: CheckedProgram, opts: SolveOptions) -> tuple[Classifier, Fract
     if not ev.feasible:
         return None
     return tree, Fraction(ev.objective[0]).limit_denominator(10**9)
+
+
+def single_leaf(c: CheckedProgram) -> tuple[Classifier, Fraction] | None:
+    """The best constant classifier (one leaf) that satisfies the program, with its value,
+    or None: the incumbent of last resort when a time limit or a signal stops a solve
+    before any other (one evaluation per class)."""
+    from odt.compiler.classifiers import Tree
+    from odt.compiler.classifiers.diagram import diagram_of_tree
+    from odt.compiler.classifiers.tree import Leaf
+    from odt.compiler.checked import DiagramSkeleton
+
+    if not isinstance(c.skeleton, (TreeSkeleton, DiagramSkeleton)) or c.splits != "univariate":
+        return None
+    columns = tuple(dict.fromkeys(f.column for f in c.dataset.features))
+    best: tuple[Classifier, Fraction] | None = None
+    for k in range(len(c.dataset.classes)):
+        tree = Tree((), tuple(c.dataset.classes), Leaf(k), columns)
+        clf: Classifier = tree if isinstance(c.skeleton, TreeSkeleton) else diagram_of_tree(tree)
+        ev = evaluate(c, clf)
+        if not ev.feasible or not ev.objective:
+            continue
+        value = Fraction(ev.objective[0]).limit_denominator(10**9)
+        if best is None or value < best[1]:
+            best = (clf, value)
+    return best

@@ -41,13 +41,15 @@ def test_auto_routes_the_fragment_to_dp_and_the_rest_elsewhere():
     assert odt.compile("model tree(depth <= 2)\nminimize errors + 0.1 * nodes", data=data).backend_name() == "dp"
     assert odt.compile("model tree(depth <= 2, leaves <= 3)\nminimize errors", data=data).backend_name() == "dp"
     grouped = "group A = a == 1\nmodel tree(depth <= 2)\nsubject to { rate(1, A) >= 0.5 }"
-    assert odt.compile(grouped, data=data).backend_name() != "dp"
+    assert odt.compile(grouped, data=data).backend_name() == "dp"  # Pareto fronts (issue 14)
+    sparse = "model tree(depth <= 2)\nminimize errors + features_used"
+    assert odt.compile(sparse, data=data).backend_name() != "dp"
 
 
 def test_dp_refuses_programs_outside_its_fragment():
     data = {"a": [0, 1, 0, 1], "class": [0, 1, 1, 0]}
-    prog = odt.compile("model tree(depth <= 2)\nminimize errors\nsubject to { uses a }", data=data)
-    with pytest.raises(UnsupportedConstruct, match="backend 'dp' does not take uses f"):
+    prog = odt.compile("model tree(depth <= 2)\nminimize errors + features_used", data=data)
+    with pytest.raises(UnsupportedConstruct, match="backend 'dp' does not take features_used in the objective"):
         prog.solve(backend="dp")
 
 

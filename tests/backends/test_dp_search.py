@@ -157,6 +157,7 @@ DATASETS = [
     ("lung-cancer", 2), ("lung-cancer", 3),
     ("pima-indians-diabetes", 2),
     ("banknote", 2), ("banknote", 3),
+    ("iris", 4), ("lung-cancer", 4), ("haberman", 4),  # depth 4: ConTree's child order and bounds
 ]
 
 
@@ -199,10 +200,12 @@ def test_pruning_rules_do_not_change_the_result(rules):
         y = rng.integers(0, int(rng.integers(2, 4)), size=n)
         weights = rng.integers(0, 3, size=n).astype(float) if rng.random() < 0.3 else None
         depth = int(rng.integers(2, 4))
-        base = optimal_tree(X, y, depth, weights=weights)
-        other = optimal_tree(X, y, depth, weights=weights, pruning=rules)
+        base = optimal_tree(X, y, depth, weights=weights, canonical_ties=True)
+        other = optimal_tree(X, y, depth, weights=weights, pruning=rules, canonical_ties=True)
         assert other.cost == base.cost
-        assert other.tree == base.tree  # deterministic tie-breaking, whatever the pruning
+        assert other.tree == base.tree  # canonical tie-breaking, whatever the pruning
+        fast = optimal_tree(X, y, depth, weights=weights, pruning=rules)  # first optimum proven
+        assert fast.cost == base.cost and errors(fast.tree, X, y, weights) == base.cost
     X, y = load("haberman")
     assert optimal_tree(X, y, 3, pruning=rules).cost == optimal_tree(X, y, 3).cost
 
@@ -329,7 +332,7 @@ def test_numba_and_numpy_paths_give_identical_trees(seed, monkeypatch):
             out = {}
             for active in (True, False):
                 monkeypatch.setattr(kernels, "ACTIVE", active)
-                out[active] = optimal_tree(X, y, depth, weights=weights, n_classes=k)
+                out[active] = optimal_tree(X, y, depth, weights=weights, n_classes=k, canonical_ties=True)
             a, b = out[True], out[False]
             assert a.status == b.status == "optimal"
             if trial == 5:

@@ -177,7 +177,11 @@ def make_case(seed: int):
     return ctx, text, cost, feasible
 
 
-@pytest.mark.parametrize("seed", range(N_CASES))
+#: the fast tier checks the first FAST_CASES programs; the full tier all N_CASES
+FAST_CASES = 100
+
+
+@pytest.mark.parametrize("seed", [pytest.param(s, marks=[pytest.mark.slow] if s >= FAST_CASES else []) for s in range(N_CASES)])
 def test_backends_agree_with_brute_force_on_mixed_constraints(seed):
     ctx, text, cost, feasible = make_case(seed)
     best = brute_force_constrained(ctx.X, ctx.y, ctx.depth, cost, feasible, w=ctx.w, classes=ctx.classes)

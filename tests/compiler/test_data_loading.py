@@ -32,6 +32,25 @@ def test_the_fast_reader_and_the_careful_reader_read_the_same_table(tmp_path):
     assert np.array_equal(fast.numbers("a"), careful.numbers("a"))
 
 
+
+def test_an_all_numeric_file_is_read_as_numbers_in_one_pass_with_the_same_values(tmp_path):
+    rng = np.random.default_rng(1)
+    X = np.round(rng.normal(size=(300, 4)) * 100, 3)
+    body = "\n".join(",".join(f"{v:g}" for v in row) + f",{i % 2}" for i, row in enumerate(X))
+    fast = _read_csv_fast(_write(tmp_path, "a,b,c,d,class\n" + body + "\n"), "d.csv")
+    careful = read_csv(_write(tmp_path, '"a",b,c,d,class\n' + body + "\n", "q.csv"))
+    assert fast is not None and all(fast.columns[c].dtype == np.float64 for c in fast.columns)
+    for col in fast.columns:
+        assert np.array_equal(fast.numbers(col), careful.numbers(col))
+        assert list(fast.strings(col)) == list(careful.strings(col))
+
+
+@pytest.mark.parametrize("cell", ["nan", "inf", "-Infinity", "1e999"])
+def test_a_non_finite_number_is_still_named_by_its_row(tmp_path, cell):
+    p = _write(tmp_path, f"a,class\n1,0\n{cell},1\n")
+    with pytest.raises(OdtDataError, match=r"column 'a' is numeric but row 2 \(line 3\) holds"):
+        odt.compile_file(_write(tmp_path, f'data "{p}" {{ target class }}\nmodel tree(depth <= 1)\n', "p.odt"))
+
 @pytest.mark.parametrize("text, message", [
     ("a,class\n1,0\n2\n", "line 3: 1 cells, the header has 2"),
     ("a,class\n1,0\n,1\n", r"column .a., row 2 \(line 3\): empty cell"),

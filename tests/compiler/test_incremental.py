@@ -126,6 +126,10 @@ def test_size_probes_are_assumptions_on_the_solver_of_the_minimum_depth(monkeypa
             calls.append((self, list(assumptions)))
             return super().solve(assumptions=list(assumptions))
 
+        def solve_limited(self, assumptions=(), expect_interrupt=False):  # every call is interruptible
+            calls.append((self, list(assumptions)))
+            return super().solve_limited(assumptions=list(assumptions), expect_interrupt=expect_interrupt)
+
     def counting(*args, **kwargs):
         clauses, outputs = real_counter(*args, **kwargs)
         counters.append(outputs)

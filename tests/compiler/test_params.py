@@ -126,3 +126,11 @@ def test_command_line_overrides_and_their_errors(tmp_path, capsys):
 def test_an_override_of_a_program_without_parameters_says_how_to_declare_one():
     with pytest.raises(OdtNameError, match=r"declare it in the program: param depth = 3"):
         odt.compile("model tree(depth <= 2)", data={"a": [0, 1], "class": [0, 1]}, params={"depth": 3})
+
+
+def test_an_override_out_of_odt_number_range_is_refused_at_its_text():
+    with pytest.raises(OdtTypeError) as exc:
+        odt.compile(PROGRAM, params={"alpha": 1e300})
+    assert str(exc.value).startswith("<params>:1:7: error: parameter 'alpha': number out of range")
+    with pytest.raises(OdtTypeError, match=r"parameter 'depth' is 10000000000 .* larger than 1e9"):
+        odt.compile(PROGRAM, params={"depth": 10**10})

@@ -31,6 +31,8 @@ PROGRAMS = [
     ("model tree(depth <= 2)\nminimize errors + 0.1 * nodes", "O2n"),
     ("model tree(depth <= 2)\nminimize errors + 0.1 * leaves", "O2l"),
     ("model tree(depth <= 2)\nminimize errors + features_used", "O2f"),
+    ("model tree(depth <= 2)\nminimize errors + features_used", "O2fo"),
+    ("model tree(depth <= 2)\nsubject to { features_used <= 2 }", "O2f"),
     ("model tree(depth <= 2)\nsubject to { depth <= 1 }", "O2d"),
     ("model tree(depth <= 2)\nminimize errors then nodes", "O3"),
     ("model tree(depth <= 2)\nminimize depth", "O3d"),

@@ -14,7 +14,37 @@ from __future__ import annotations
 
 import numpy as np
 
+
+
+def _import_numba_without_blas() -> None:
+    """Import numba's array-math registry with scipy.linalg hidden, so that numba records
+    "no BLAS" instead of importing scipy.linalg (0.3-0.45 s of every dp process on this
+    machine; these kernels use no BLAS). Skipped when scipy.linalg is already loaded (then
+    it costs nothing) or when ``ODT_NUMBA_BLAS`` is set (a process that also compiles
+    numba code calling np.dot / np.linalg needs it)."""
+    import importlib.abc
+    import os
+    import sys
+
+    if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules or os.environ.get("ODT_NUMBA_BLAS"):
+        return
+
+    class _HideScipyLinalg(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path, target=None):  # type: ignore[no-untyped-def]
+            if name == "scipy.linalg" or name.startswith("scipy.linalg."):
+                raise ImportError("hidden while numba loads (odt: no BLAS needed)")
+            return None
+
+    blocker = _HideScipyLinalg()
+    sys.meta_path.insert(0, blocker)
+    try:
+        import numba.np.arraymath  # noqa: F401
+    finally:
+        sys.meta_path.remove(blocker)
+
+
 try:  # pragma: no cover - depends on the environment
+    _import_numba_without_blas()
     from numba import njit
 
     AVAILABLE = True
@@ -69,6 +99,54 @@ def _eval_binary(ordl, posl, S, Sall, valid, wcum, Atot, Btot, has_splits, golef
                         mnR = rr
                     if rr > mxR:
                         mxR = rr
+    else:
+        mnL = mxL = mnR = mxR = 0.0
+    wl = float(wcum[f1, z])
+    dl = float(Sall[f1, z])
+    bl = (wl + dl) / 2.0
+    al = wl - bl
+    ar = Atot - al
+    br = Btot - bl
+    tL = min(min(al, bl), min(al + mnL, bl - mxL))
+    tR = min(min(ar, br), min(ar + mnR, br - mxR))
+    return tL, tR
+
+
+@njit(cache=True, nogil=True)
+def _eval_binary_cuts(ordl, posl, S, Sall, cuts, cstart, wcum, Atot, Btot, has_splits, gl, f1, z):  # pragma: no cover
+    """:func:`_eval_binary` over the candidate positions ``cuts`` (feature f2 owns
+    ``cuts[cstart[f2]:cstart[f2+1]]``): the signed prefix sums are accumulated branch-free
+    (``gl[r]`` is 1 for a row going left, else 0) between consecutive candidates, and the
+    extremes are only read at candidates. Same values as ``_eval_binary``."""
+    p, m = ordl.shape
+    for r in range(m):
+        gl[r] = 1 if posl[f1, r] <= z else 0
+    mnL = np.inf
+    mxL = -np.inf
+    mnR = np.inf
+    mxR = -np.inf
+    if has_splits:
+        for f2 in range(p):
+            c0 = cstart[f2]
+            c1 = cstart[f2 + 1]
+            if c0 == c1:
+                continue
+            d = S[f2, 0] - S[f2, 0]
+            i = 0
+            for c in range(c0, c1):
+                e = cuts[c]
+                while i <= e:
+                    d += S[f2, i] * gl[ordl[f2, i]]
+                    i += 1
+                rr = Sall[f2, e] - d
+                if d < mnL:
+                    mnL = d
+                if d > mxL:
+                    mxL = d
+                if rr < mnR:
+                    mnR = rr
+                if rr > mxR:
+                    mxR = rr
     else:
         mnL = mxL = mnR = mxR = 0.0
     wl = float(wcum[f1, z])
@@ -162,6 +240,83 @@ def _eval_multi(ordl, posl, cls, wts, tot, valid, has_splits, goleft, cl, ca, tl
 
 
 @njit(cache=True, nogil=True)
+def _eval_multi_cuts(ordl, posl, cls, wts, tot, cuts, cstart, cacc, has_splits, gl, cl, tl, tr, f1, z):  # pragma: no cover
+    """:func:`_eval_multi` over the candidate positions: the left class weights are
+    accumulated branch-free between consecutive candidates (``gl`` 1 for a row going left,
+    else 0), the all-row class weights at candidate c are read from ``cacc[c]``, and a
+    side's score is recomputed only when one of its rows moved. Same values."""
+    p, m = ordl.shape
+    K = tot.shape[0]
+    for r in range(m):
+        gl[r] = 1 if posl[f1, r] <= z else 0
+    for k in range(K):
+        cl[k] = 0.0
+    for i in range(m):  # class weights going left, along feature 0's order
+        cl[cls[0, i]] += wts[0, i] * gl[ordl[0, i]]
+    nl = 0.0
+    nr = 0.0
+    mtl = -np.inf
+    mtr = -np.inf
+    for k in range(K):
+        tl[k] = cl[k]
+        tr[k] = tot[k] - tl[k]
+        nl += tl[k]
+        nr += tr[k]
+        if tl[k] > mtl:
+            mtl = tl[k]
+        if tr[k] > mtr:
+            mtr = tr[k]
+    eL = nl - mtl
+    eR = nr - mtr
+    if has_splits:
+        bestL = -np.inf
+        bestR = -np.inf
+        for f2 in range(p):
+            c0 = cstart[f2]
+            c1 = cstart[f2 + 1]
+            if c0 == c1:
+                continue
+            for k in range(K):
+                cl[k] = 0.0
+            i = 0
+            for c in range(c0, c1):
+                e = cuts[c]
+                moved = 0
+                start = i
+                while i <= e:
+                    g = gl[ordl[f2, i]]
+                    cl[cls[f2, i]] += wts[f2, i] * g
+                    moved += g
+                    i += 1
+                if moved > 0:
+                    a1 = -np.inf
+                    a2 = -np.inf
+                    for k in range(K):
+                        if cl[k] > a1:
+                            a1 = cl[k]
+                        v = tl[k] - cl[k]
+                        if v > a2:
+                            a2 = v
+                    if a1 + a2 > bestL:
+                        bestL = a1 + a2
+                if moved < i - start:
+                    c1_ = -np.inf
+                    c2_ = -np.inf
+                    for k in range(K):
+                        cr = cacc[c, k] - cl[k]
+                        if cr > c1_:
+                            c1_ = cr
+                        v = tr[k] - cr
+                        if v > c2_:
+                            c2_ = v
+                    if c1_ + c2_ > bestR:
+                        bestR = c1_ + c2_
+        eL = min(eL, nl - bestL)
+        eR = min(eR, nr - bestR)
+    return eL, eR
+
+
+@njit(cache=True, nogil=True)
 def d2_binary(ordl, posl, S, Sall, valid, wcum, Atot, Btot, f1s, zs, outL, outR):  # pragma: no cover
     """Two-class Alg. 2 for root splits ``(f1s[b], zs[b])`` (see ``d2_batch_binary``).
 
@@ -212,7 +367,7 @@ def _enqueue(queue, st, cap, f, a, b, c, d):  # pragma: no cover
 
 
 @njit(cache=True, nogil=True)
-def d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, valid,
+def d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, cacc, valid,
               cuts, cstart, wcs, inc, gap, tol, rules, st, queue, th, thL, thR, mlr, counts,
               max_evals):  # pragma: no cover
     """Alg. 1 over every root feature of a depth-two sub-problem (resumable).
@@ -238,6 +393,7 @@ def d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, valid,
     cl, ca, tl, tr = np.zeros(K), np.zeros(K), np.zeros(K), np.zeros(K)
     hs = _has_splits(valid)
     use_nb, use_is, use_sp = rules[0], rules[1], rules[2]
+    gl = np.empty(m, dtype=S.dtype)
     cap = queue.shape[0]
     evals = 0
     while st[1] > 0:
@@ -276,9 +432,9 @@ def d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, valid,
         evals += 1
         counts[0] += 1
         if kind == 2:
-            tL, tR = _eval_binary(ordl, posl, S, Sall, valid, wcum, Atot, Btot, hs, goleft, f, z)
+            tL, tR = _eval_binary_cuts(ordl, posl, S, Sall, cuts, cstart, wcum, Atot, Btot, hs, gl, f, z)
         else:
-            tL, tR = _eval_multi(ordl, posl, cls, wts, tot, valid, hs, goleft, cl, ca, tl, tr, f, z)
+            tL, tR = _eval_multi_cuts(ordl, posl, cls, wts, tot, cuts, cstart, cacc, hs, gl, cl, tl, tr, f, z)
         tw = tL + tR
         if tw <= B:
             inc[0] = tw
@@ -388,3 +544,204 @@ def d2_errors(ordl, posl, cls, wts, valid, K, f1, z, big, errL, errR, totL, totR
                         mr2 = r2
                 errL[f2, i] = (sc - mc) + (sr - mr)
                 errR[f2, i] = (sc2 - mc2) + (sr2 - mr2)
+
+
+@njit(cache=True, nogil=True)
+def split_node(rows, order, vals, mark, f, z):  # pragma: no cover
+    """Children of a node split after position ``z`` of feature ``f``'s order: the rows
+    (ascending ids), every feature's order and sorted values of each side, in one stable
+    pass per feature (``_Solver.children`` without boolean-mask temporaries). ``mark`` is
+    an all-False scratch over the dataset's rows and is left all-False."""
+    p, m = order.shape
+    ml = z + 1
+    mr = m - ml
+    for i in range(ml):
+        mark[order[f, i]] = True
+    rows_l = np.empty(ml, dtype=rows.dtype)
+    rows_r = np.empty(mr, dtype=rows.dtype)
+    a = 0
+    b = 0
+    for i in range(m):
+        r = rows[i]
+        if mark[r]:
+            rows_l[a] = r
+            a += 1
+        else:
+            rows_r[b] = r
+            b += 1
+    ol = np.empty((p, ml), dtype=order.dtype)
+    vl = np.empty((p, ml), dtype=vals.dtype)
+    orr = np.empty((p, mr), dtype=order.dtype)
+    vr = np.empty((p, mr), dtype=vals.dtype)
+    for g in range(p):
+        a = 0
+        b = 0
+        for i in range(m):
+            r = order[g, i]
+            if mark[r]:
+                ol[g, a] = r
+                vl[g, a] = vals[g, i]
+                a += 1
+            else:
+                orr[g, b] = r
+                vr[g, b] = vals[g, i]
+                b += 1
+    for i in range(ml):
+        mark[order[f, i]] = False
+    return rows_l, ol, vl, rows_r, orr, vr
+
+
+@njit(cache=True, nogil=True)
+def d2_prepare(rows, order, vals, y, w, wd, sgn, K, lid):  # pragma: no cover
+    """Every per-node array the depth-two search needs, in one pass per feature.
+
+    Returns ``ordl, posl`` (local row ids by position / positions by local row id),
+    ``valid`` (distinct-value boundaries), ``wcum`` (prefix row weights), the candidate
+    positions ``cuts`` with ``cstart`` (feature f owns ``cuts[cstart[f]:cstart[f+1]]``) and
+    their prefix weights ``wcs``; for two classes ``S``/``Sall`` (signed weights and their
+    prefix sums) and the class weights ``Atot``/``Btot``; otherwise ``cls``/``wts`` (class
+    and weight by position) and the class totals ``tot``. ``lid`` is a scratch over rows."""
+    p, m = order.shape
+    for i in range(m):
+        lid[rows[i]] = i
+    ordl = np.empty((p, m), dtype=np.int32)
+    posl = np.empty((p, m), dtype=np.int32)
+    valid = np.zeros((p, m), dtype=np.bool_)
+    wcum = np.empty((p, m))
+    nc = 0
+    for f in range(p):
+        acc = 0.0
+        for i in range(m):
+            r = order[f, i]
+            loc = lid[r]
+            ordl[f, i] = loc
+            posl[f, loc] = i
+            acc += w[r]
+            wcum[f, i] = acc
+            if i + 1 < m and vals[f, i + 1] > vals[f, i]:
+                valid[f, i] = True
+                nc += 1
+    cuts = np.empty(nc, dtype=np.int64)
+    cstart = np.empty(p + 1, dtype=np.int64)
+    wcs = np.empty(nc)
+    c = 0
+    for f in range(p):
+        cstart[f] = c
+        for i in range(m):
+            if valid[f, i]:
+                cuts[c] = i
+                wcs[c] = wcum[f, i]
+                c += 1
+    cstart[p] = c
+    tot = np.zeros(max(K, 2))
+    if K == 2:  # as np.bincount over the rows
+        for i in range(m):
+            r = rows[i]
+            tot[y[r]] += w[r]
+        S = np.empty((p, m), dtype=sgn.dtype)
+        Sall = np.empty((p, m), dtype=sgn.dtype)
+        for f in range(p):
+            acc2 = sgn[0] - sgn[0]
+            for i in range(m):
+                s = sgn[order[f, i]]
+                S[f, i] = s
+                acc2 += s
+                Sall[f, i] = acc2
+        cls = np.zeros((1, 1), dtype=np.int64)
+        wts = np.zeros((1, 1), dtype=wd.dtype)
+        cacc = np.zeros((1, 1))
+    else:
+        S = np.zeros((1, 1), dtype=sgn.dtype)
+        Sall = np.zeros((1, 1), dtype=sgn.dtype)
+        cls = np.empty((p, m), dtype=np.int64)
+        wts = np.empty((p, m), dtype=wd.dtype)
+        for f in range(p):
+            for i in range(m):
+                r = order[f, i]
+                cls[f, i] = y[r]
+                wts[f, i] = wd[r]
+        for i in range(m):  # as class_totals: along feature 0's order
+            tot[cls[0, i]] += wts[0, i]
+        cacc = np.empty((nc, K))  # class weights up to each candidate, in its feature's order
+        run = np.zeros(K)
+        for f in range(p):
+            for k in range(K):
+                run[k] = 0.0
+            c = cstart[f]
+            for i in range(m):
+                run[cls[f, i]] += wts[f, i]
+                if c < cstart[f + 1] and cuts[c] == i:
+                    for k in range(K):
+                        cacc[c, k] = run[k]
+                    c += 1
+    return ordl, posl, valid, wcum, cuts, cstart, wcs, S, Sall, tot, cls, wts, cacc
+
+
+@njit(cache=True, nogil=True)
+def d2_state(cstart):  # pragma: no cover
+    """Fresh state of :func:`d2_search` for the candidates of ``cstart``: the queue holding
+    one interval per feature with candidates, ``st``, the score arrays, the IS limits
+    ``mlr`` and the counters."""
+    p = cstart.shape[0] - 1
+    nc = cstart[p]
+    queue = np.empty((nc + 1, 5), dtype=np.int64)
+    mlr = np.empty((p, 2), dtype=np.int64)
+    q = 0
+    for f in range(p):
+        mf = cstart[f + 1] - cstart[f]
+        mlr[f, 0] = 0
+        mlr[f, 1] = mf - 1
+        if mf > 0:
+            queue[q, 0] = f
+            queue[q, 1] = 0
+            queue[q, 2] = mf - 1
+            queue[q, 3] = -1
+            queue[q, 4] = -1
+            q += 1
+    st = np.empty(4, dtype=np.int64)
+    st[0] = 0
+    st[1] = q
+    st[2] = -1
+    st[3] = -1
+    return queue, st, np.empty(nc), np.empty(nc), np.empty(nc), mlr, np.zeros(2, dtype=np.int64)
+
+
+@njit(cache=True, nogil=True)
+def d2_run(rows, order, vals, y, w, wd, sgn, K, lid, inc, gap, tol, rules, budget):  # pragma: no cover
+    """:func:`d2_prepare`, :func:`d2_state` and the first chunk of :func:`d2_search` (at
+    most ``budget`` row-feature steps) in one call: most depth-two sub-problems finish
+    here. Returns ``done``, the prepared arrays, the search state, ``Atot``, ``Btot`` and
+    the chunk size in evaluations for resuming with :func:`d2_search`."""
+    p, m = order.shape
+    (ordl, posl, valid, wcum, cuts, cstart, wcs, S, Sall, tot, cls, wts, cacc) = d2_prepare(
+        rows, order, vals, y, w, wd, sgn, K, lid)
+    queue, st, th, thL, thR, mlr, counts = d2_state(cstart)
+    if K == 2:
+        kind = 2
+        Atot = tot[0]
+        Btot = tot[1]
+        tot = np.zeros(2)
+        per_eval = p * m
+    else:
+        kind = K
+        Atot = 0.0
+        Btot = 0.0
+        per_eval = 2 * p * m
+    max_evals = max(1, budget // max(per_eval, 1))
+    done = d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, cacc, valid, cuts, cstart, wcs,
+                     inc, gap, tol, rules, st, queue, th, thL, thR, mlr, counts, max_evals)
+    return (done, ordl, posl, valid, wcum, cuts, cstart, wcs, S, Sall, tot, cls, wts, cacc, queue, st, th, thL, thR,
+            mlr, counts, Atot, Btot, max_evals)
+
+
+@njit(cache=True, nogil=True)
+def d2_quick(rows, order, vals, y, w, wd, sgn, K, lid, inc, gap, tol, rules, budget):  # pragma: no cover
+    """:func:`d2_run` returning scalars only: ``(done, best f, best z, evaluations,
+    intervals pruned by SP)``; ``inc`` is updated in place. Boxing the two dozen arrays of
+    ``d2_run`` costs more than the search of a small sub-problem, and they are only needed
+    to resume (``done`` False: the caller starts over with the resumable calls) or to
+    build the tree (done later, from the rows, if the tree is used)."""
+    res = d2_run(rows, order, vals, y, w, wd, sgn, K, lid, inc, gap, tol, rules, budget)
+    st = res[15]
+    counts = res[20]
+    return res[0], st[2], st[3], counts[0], counts[1]

@@ -7,10 +7,13 @@ optimal tree (or the best found on a time-out) as ``DPTree`` nodes plus its quan
 ``binarize`` turns the search matrix into 0/1 split candidates, ``branch`` holds the
 path constraints as branch state (one ingredient per constraint), ``solve`` is the
 recursion over (rows, depth budget, node budget, branch state) with its cache, and
-``root`` picks the optimum over the objective levels and caps at the root.
+``root`` picks the optimum over the objective levels and caps at the root. Programs with
+global constraints (issue 14) run ``pareto``: the same recursion with a Pareto front per
+subproblem (``fronts``), checked at the root.
 """
 from __future__ import annotations
 
+from .pareto import optimal_front_tree
 from .root import StreedResult, optimal_constrained_tree
 
-__all__ = ["StreedResult", "optimal_constrained_tree"]
+__all__ = ["StreedResult", "optimal_constrained_tree", "optimal_front_tree"]

@@ -47,7 +47,7 @@ def _exact(x: float) -> Fraction:
 
 
 def optimal_constrained_tree(problem: TreeSearch, time_limit: float | None = None,
-                             on_progress: Callable[[float, Fraction, Fraction], None] | None = None) -> StreedResult:
+                             on_progress: Callable[..., None] | None = None) -> StreedResult:
     """The optimal tree of ``problem`` under every constraint of the search IR.
 
     >>> import numpy as np

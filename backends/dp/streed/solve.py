@@ -23,11 +23,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from .branch import Ingredients, State
-from . import kernels
 from .depth_two import depth_two
 
 INF = float("inf")
 Choice = tuple[int, int, int] | None  # (candidate, left budget, right budget) or a leaf
+
+
+def _kernels():
+    """The compiled kernels, imported on first use (numba loads only when they run)."""
+    from . import kernels
+
+    return kernels
 
 
 class Timeout(Exception):
@@ -182,9 +188,9 @@ class Search:
         if all((side.tobytes(), 2, child) in self.cache for side in sides):
             return parent
         if parent is None:
-            parent = kernels.pair_frequencies(self.B[S], self.Wc[S])
+            parent = _kernels().pair_frequencies(self.B[S], self.Wc[S])
         small, large = sorted(sides, key=len)
-        q = kernels.pair_frequencies(self.B[small], self.Wc[small])
+        q = _kernels().pair_frequencies(self.B[small], self.Wc[small])
         self._freq[small.tobytes()] = q
         self._freq[large.tobytes()] = tuple(a - b for a, b in zip(parent, q))
         return parent
@@ -214,7 +220,7 @@ class Search:
                     continue
                 seen.add(key)
             child = self.ingr.child(state, int(f))
-            if d == 3 and kernels.AVAILABLE:
+            if d == 3 and _kernels().AVAILABLE:
                 self._freq.clear()  # hints live for this candidate's two children only
                 parent = self._frequencies_by_difference(S, col, child, parent)
             L = self.solve(S[~col], d - 1, k - 1, child)

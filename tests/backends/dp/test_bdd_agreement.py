@@ -37,6 +37,7 @@ def test_dp_equals_maxsat_and_cp(seed, H, classes):
             assert other.objective == pytest.approx(dp.objective), backend
 
 
+@pytest.mark.slow
 def test_dp_equals_maxsat_on_monks():
     prog = odt.compile((EXAMPLES / "bdd_monks.odt").read_text().replace("solve maxsat", "solve dp"),
                        base_dir=EXAMPLES)
@@ -72,7 +73,7 @@ def test_features_restriction_is_honoured():
 def test_time_limit_returns_the_incumbent_and_a_bound():
     prog = odt.compile("model bdd(depth = 3)\nminimize errors", data=_data(6, n=60, p=8))
     seen = []
-    res = prog.solve(backend="dp", time_limit=0, progress=seen.append)
+    res = prog.solve(backend="dp", time_limit=1e-9, progress=seen.append)
     assert res.status in ("feasible", "optimal") and res.verified
     assert res.bound is not None and res.bound <= res.objective + 1e-9
     full = prog.solve(backend="dp", progress=seen.append)

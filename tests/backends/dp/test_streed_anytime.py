@@ -14,7 +14,7 @@ TEXT = f'data "{ROOT / "examples" / "data" / "mouse.csv"}" {{ target class }}\n'
 
 def test_time_limit_gives_a_verified_incumbent_and_a_bound():
     prog = odt.compile(TEXT)
-    res = prog.solve(backend="dp", time_limit=0.0)
+    res = prog.solve(backend="dp", time_limit=1e-9)  # the smallest budget: a time limit is positive (issue 18)
     assert res.status in ("feasible", "optimal") and res.verified
     assert res.bound is not None and res.bound <= res.objective
 

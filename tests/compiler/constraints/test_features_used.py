@@ -85,9 +85,17 @@ def test_a_bdd_tests_every_level_so_fewer_features_than_levels_is_infeasible():
                     data=data).solve(backend="maxsat")
 
 
-def test_dp_refuses_it_and_auto_routes_to_a_solver():
+def test_dp_takes_it_in_a_constraint_and_agrees_with_maxsat():
     _, _, data = _data(0)
     prog = odt.compile("model tree(depth <= 2)\nminimize errors\nsubject to { features_used <= 1 }", data=data)
+    dp = prog.solve(backend="dp")
+    assert dp.backend == "dp" and dp.verified and dp.status == "optimal"
+    assert dp.objective == prog.solve(backend="maxsat").objective
+
+
+def test_dp_refuses_it_in_the_objective_and_auto_routes_to_a_solver():
+    _, _, data = _data(0)
+    prog = odt.compile("model tree(depth <= 2)\nminimize errors + features_used", data=data)
     with pytest.raises(UnsupportedConstruct, match="(?s)features_used.*backends that take it: maxsat, cp, milp"):
         prog.solve(backend="dp")
     assert prog.solve().backend != "dp"

@@ -1,0 +1,17 @@
+"""The compiled kernels (``kernels.py``), imported on first use: importing numba takes
+about half a second, which only a process that runs the search should pay."""
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Optional
+
+_loaded: Optional[ModuleType] = None
+
+
+def _load_kernels() -> ModuleType:
+    global _loaded
+    if _loaded is None:
+        from . import kernels
+
+        _loaded = kernels
+    return _loaded

@@ -1,0 +1,142 @@
+"""The ``data`` block -> ``DataSpec``, the table it names, and the ``Dataset``.
+
+Input: the data block of a program (or none) and a ``RawTable``. Output: the ``DataSpec``
+(target, weight, id, one rule per declared column, dropped columns) and the binarised
+``Dataset``; problems go to the ``Collector``: a column declared twice, the target (or
+the weight or id column) declared as a feature or dropped, ``quantiles(k)`` with k < 2.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import ast
+from .data import ColumnRule, Dataset, DataSpec, RawTable, build_dataset, read_csv
+from .errors import Collector, OdtDataError, OdtTypeError
+from .source import Span
+
+_RULE_WORD = {"categorical": "categorical", "binary": "binary", "numeric": "numeric", "drop": "dropped"}
+
+
+def data_spec(block: ast.DataBlock | None, errs: Collector | None = None) -> DataSpec:
+    """The ``DataSpec`` a data block describes (an empty spec when there is none); a
+    column declared twice is reported to ``errs`` (the first declaration holds)."""
+    if block is None:
+        return DataSpec()
+    errs = errs if errs is not None else Collector()
+    roles: dict[str, str | None] = {"target": None, "weight": None, "id": None}
+    rules: dict[str, ColumnRule] = {}
+    drop: list[str] = []
+    spans: dict[str, Span] = {}
+    declared: dict[str, tuple[str, Span]] = {}  # column -> (how, where) for duplicates
+
+    def declare(n: ast.Name, how: str) -> bool:
+        if n.text in declared:
+            first, where = declared[n.text]
+            if first.startswith("the ") and not how.startswith("the "):
+                errs.add(OdtTypeError, f"column '{n.text}' is {first} (line {where.line}), so it cannot be "
+                         f"{'dropped' if how == 'dropped' else 'declared ' + how}", n.span,
+                         f"remove '{n.text}' from this declaration")
+                return False
+            again = "again" if first == how else f"as {how}"
+            errs.add(OdtTypeError, f"column '{n.text}' is declared twice: {first} at line {where.line}, "
+                     f"and {again} here", n.span, "declare each column once")
+            return False
+        declared[n.text] = (how, n.span)
+        spans[n.text] = n.span
+        return True
+
+    for item in block.items:
+        match item:
+            case ast.TargetItem(name=n) | ast.WeightItem(name=n) | ast.IdItem(name=n):
+                role = {ast.TargetItem: "target", ast.WeightItem: "weight", ast.IdItem: "id"}[type(item)]
+                if roles[role] is not None:
+                    errs.add(OdtTypeError, f"the data block names its {role} column twice", n.span)
+                elif declare(n, f"the {role}"):
+                    roles[role] = n.text
+            case ast.CategoricalItem(names=names) | ast.BinaryItem(names=names):
+                kind = "categorical" if isinstance(item, ast.CategoricalItem) else "binary"
+                for n in names:
+                    if declare(n, kind):
+                        rules[n.text] = ColumnRule(kind, span=n.span)
+            case ast.NumericItem(names=names, binarization=b):
+                for n in names:
+                    if declare(n, "numeric"):
+                        rules[n.text] = _numeric_rule(b, n.span, errs)
+            case ast.DropItem(names=names):
+                for n in names:
+                    if declare(n, "dropped"):
+                        drop.append(n.text)
+    return DataSpec(roles["target"], roles["weight"], roles["id"], rules, tuple(drop), spans)
+
+
+def _numeric_rule(b: ast.Binarization | None, span: Span, errs: Collector) -> ColumnRule:
+    match b:
+        case None | ast.AllThresholds():
+            return ColumnRule("numeric", "all", span=span)
+        case ast.Quantiles(k=k_or_param):
+            k = ast.resolved(k_or_param)
+            if k < 2:
+                errs.add(OdtTypeError, f"quantiles({k}) makes no cut point: quantiles(k) cuts at the k-quantiles, "
+                         "k >= 2", b.span, "e.g. quantiles(10) for the deciles")
+                return ColumnRule("numeric", "all", span=span)
+            return ColumnRule("numeric", "quantiles", k=k, span=span)
+        case ast.ExplicitThresholds(values=vs):
+            return ColumnRule("numeric", "explicit", values=tuple(float(ast.resolved(v)) for v in vs), span=span)
+        case ast.RawValues():
+            return ColumnRule("numeric", "raw", span=span)
+    raise AssertionError(b)
+
+
+def check_roles(spec: DataSpec, table: RawTable, errs: Collector) -> bool:
+    """The target, weight and id columns are not features and are not dropped; the
+    implicit target (``class``, else the last column) included. False on a problem."""
+    cols = list(table.columns)
+    target = spec.target or ("class" if "class" in table.columns else cols[-1] if cols else None)
+    ok = True
+    for role, name in (("target", target), ("weight", spec.weight), ("id", spec.row_id)):
+        if name is None:
+            continue
+        if name in spec.rules or name in spec.drop:
+            how = "dropped" if name in spec.drop else f"declared {spec.rules[name].kind}"
+            implicit = " (the default target: the column named 'class', else the last one)" \
+                if role == "target" and spec.target is None else ""
+            errs.add(OdtTypeError, f"column '{name}' is the {role}{implicit}, so it cannot be {how}",
+                     spec.spans.get(name), f"name another target with  target <column>" if role == "target" and
+                     spec.target is None else f"remove '{name}' from this declaration")
+            ok = False
+    return ok
+
+
+def load_table(program: ast.Program, base_dir: Path | None) -> RawTable:
+    """Read the CSV named by the program's data block (relative to the program file)."""
+    blocks = program.of(ast.DataBlock)
+    if not blocks or blocks[0].path is None:
+        span = blocks[0].span if blocks else program.span
+        raise OdtDataError(
+            "the program has no data file",
+            span if blocks else Span(program.span.source, 1, 1, 1, 1),
+            'add  data "file.csv" { target <column> }  or pass data= from Python',
+        )
+    block = blocks[0]
+    path = Path(block.path)
+    if not path.is_absolute() and base_dir is not None:
+        path = base_dir / path
+    try:
+        return read_csv(path, display=block.path)
+    except OdtDataError as exc:
+        if exc.diagnostics[0].span is None:
+            raise OdtDataError(exc.message, block.span, exc.diagnostics[0].hint) from None
+        raise
+
+
+def check_dataset(program: ast.Program, table: RawTable, errs: Collector) -> Dataset | None:
+    """The binarised dataset of ``table`` under the program's data block, or None."""
+    blocks = program.of(ast.DataBlock)
+    spec = data_spec(blocks[0] if blocks else None, errs)
+    if not check_roles(spec, table, errs):
+        return None
+    try:
+        return build_dataset(table, spec)
+    except OdtDataError as exc:
+        errs.absorb(exc)
+        return None

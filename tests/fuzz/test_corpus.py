@@ -1,0 +1,83 @@
+"""The committed fuzz corpus (tests/fixtures/fuzz, written by make_corpus.py): every
+malformed program, bad CSV and file that is not an odt model makes ``odtc`` exit 1 with a
+message that says where — ``file:line:col`` for a program, the column and row (or line)
+for a CSV, the model file for a model — and never 2, an internal error.
+
+The corpus runs in-process through ``odt.cli.main`` (hundreds of files in seconds); a few
+cases also run as real ``odtc`` processes."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from odt.cli import main
+
+CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "fuzz"
+PROGRAMS = sorted(p.name for p in (CORPUS / "programs").glob("*.odt"))
+CSV_CASES = json.loads((CORPUS / "csv" / "cases.json").read_text())
+MODELS = sorted(p.name for p in (CORPUS / "models").glob("*.json"))
+
+POSITIONED = re.compile(r"^\S+:\d+:\d+: error: ", re.M)
+COLUMN_OR_ROW = re.compile(r"column '[^']*'|\brow \d+|\bline \d+")
+
+
+def run(argv: list[str], capsys) -> tuple[int, str]:
+    code = main(argv)
+    return code, capsys.readouterr().err
+
+
+def assert_user_error(code: int, err: str) -> None:
+    assert code == 1, err
+    assert "internal error" not in err and "Traceback" not in err, err
+
+
+def test_the_corpus_is_as_large_as_issue_18_asks():
+    assert len(PROGRAMS) >= 250
+    assert len(CSV_CASES) >= 60
+    assert len(MODELS) >= 20
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_a_malformed_program_is_a_positioned_error(name, capsys, monkeypatch):
+    monkeypatch.chdir(CORPUS / "programs")
+    argv = ["solve", name, "--time-limit", "10", "--quiet"] if name.startswith("solve_") else ["check", name]
+    code, err = run(argv, capsys)
+    assert_user_error(code, err)
+    assert POSITIONED.search(err), err
+
+
+@pytest.mark.parametrize("name", sorted(CSV_CASES))
+def test_a_bad_csv_is_an_error_naming_where(name, tmp_path, capsys):
+    program = tmp_path / "p.odt"
+    program.write_text(f'data "{CORPUS / "csv" / name}" {{ {CSV_CASES[name]} }}\nmodel tree(depth <= 2)\n')
+    code, err = run(["check", str(program)], capsys)
+    assert_user_error(code, err)
+    assert POSITIONED.search(err) or COLUMN_OR_ROW.search(err), err
+
+
+@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("command", ["predict", "render"])
+def test_a_file_that_is_not_an_odt_model_is_refused(name, command, capsys):
+    model = CORPUS / "models" / name
+    argv = ["predict", str(model), str(CORPUS / "data.csv")] if command == "predict" else ["render", str(model)]
+    code, err = run(argv, capsys)
+    assert_user_error(code, err)
+    assert f"model file '{model}'" in err, err
+
+
+@pytest.mark.parametrize("argv", [
+    ["check", "programs/name_many.odt"],
+    ["check", "programs/range_digits.odt"],
+    ["solve", "programs/solve_samples.odt", "--quiet"],
+    ["predict", "models/list.json", "data.csv"],
+])
+def test_the_installed_command_exits_1_as_well(argv):
+    proc = subprocess.run([sys.executable, "-m", "odt.cli", *argv], cwd=CORPUS, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
