@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-HEAVY = ("numba", "llvmlite", "cpmpy", "ortools", "pyomo", "pysat", "highspy")
+HEAVY = ("numba", "llvmlite", "cpmpy", "ortools", "pyomo", "pysat", "highspy", "sklearn", "dask", "distributed",
+         "matplotlib", "pandas")
 
 
 def _loaded_after(code: str) -> list[str]:
