@@ -112,3 +112,37 @@ def pair_frequencies(B, Wc):  # pragma: no cover
             for k in range(K):
                 C2[k, b, a] = C2[k, a, b]
     return counts, C1, C2
+
+
+@njit(cache=True, nogil=True)
+def update_frequencies(indptr, indices, label, weight, rows, sign, counts, C1, C2):  # pragma: no cover
+    """Add (``sign`` 1) or remove (-1) the rows ``rows`` to the pair frequencies of
+    ``pair_frequencies`` in place, upper triangle only (``mirror`` fills the lower):
+    MurTree's incremental frequency counting (Sec. 4.5) between similar subproblems. Row r
+    holds the candidates ``indices[indptr[r]:indptr[r + 1]]`` (ascending) and has class
+    ``label[r]`` (-1: weight zero) with weight ``weight[r]``."""
+    for r in rows:
+        lo, hi = indptr[r], indptr[r + 1]
+        c = label[r]
+        w = weight[r] * sign
+        for i in range(lo, hi):
+            a = indices[i]
+            if c >= 0:
+                C1[c, a] += w
+            for j in range(i, hi):
+                b = indices[j]
+                counts[a, b] += sign
+                if c >= 0:
+                    C2[c, a, b] += w
+
+
+@njit(cache=True, nogil=True)
+def mirror(counts, C2):  # pragma: no cover
+    """The lower triangles of ``counts`` and ``C2`` from their upper ones, in place."""
+    m = counts.shape[0]
+    K = C2.shape[0]
+    for a in range(m):
+        for b in range(a + 1, m):
+            counts[b, a] = counts[a, b]
+            for k in range(K):
+                C2[k, b, a] = C2[k, a, b]
