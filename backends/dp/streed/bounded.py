@@ -43,11 +43,6 @@ class Rec:
         self.choice: tuple[int, int, int] | None = None
 
 
-def _note(bounds: dict[int, float], k: int, v: float) -> None:
-    if v > bounds.get(k, 0.0):
-        bounds[k] = v
-
-
 def _above(lb: float, ub: float) -> bool:
     return lb > ub + EPS * (1.0 + abs(ub))
 
@@ -63,6 +58,9 @@ class BoundedSearch(Search):
         self.gap = float(gap)
         self.w = self.Wc.sum(axis=1)
         self.recs: dict[tuple, dict[int, Rec]] = {}
+        #: the similarity bound holds when a tree for some rows stays feasible on others:
+        #: no minimum sizes, no same_leaf pair, no branch state
+        self.similarity = self.ingr.trivial and not len(self.pairs) and self.min_leaf <= 1 and self.min_node <= 1
         self.pruned = 0
 
     # ------------------------------------------------------------------ values below depth three
@@ -74,21 +72,24 @@ class BoundedSearch(Search):
         i = int(np.argmin(vals))
         return float(vals[i]), i
 
-    def _known(self, key: tuple, d: int, k: int) -> float:
-        """A lower bound from the cache: an exact value or a stored bound, at budget k or more."""
+    def _known(self, key: tuple, d: int, top: int) -> np.ndarray:
+        """Lower bounds from the cache for budgets 0..top: exact values or stored bounds (a
+        bound at budget k holds for every smaller budget: fewer nodes, no better)."""
+        out = np.zeros(top + 1)
         if d <= 2:
             e = self.cache.get(key)
-            if e is not None and e.budget >= k:
-                return float(np.min(e.E[: k + 1] + self.c * np.arange(k + 1)))
-            return 0.0
+            if e is not None:
+                n = min(top, e.budget) + 1
+                out[:n] = np.minimum.accumulate(e.E[:n] + self.c * np.arange(n))
+                out[n:] = out[n - 1]
+            return out
         recs = self.recs.get(key)
-        if not recs:
-            return 0.0
-        lb = 0.0
-        for kk, r in recs.items():
-            if kk >= k:
-                lb = max(lb, r.val if r.val is not None else max(r.lb, r.fail))
-        return lb
+        if recs:
+            for kk, r in recs.items():
+                v = r.val if r.val is not None else max(r.lb, r.fail)
+                kk = min(kk, top)
+                np.maximum(out[: kk + 1], v, out=out[: kk + 1])
+        return out
 
     # ------------------------------------------------------------------ recursion
     def best(self, S: np.ndarray, d: int, k: int, state: State, ub: float) -> tuple[float, bool]:
@@ -152,38 +153,56 @@ class BoundedSearch(Search):
     def _splits(self, S: np.ndarray, d: int, k: int, state: State, ub: float, best: float):
         c = self.c
         cand, BS = self._order(S, state)
-        wS = self.w[S]
         choice = None
         lb_split = INF
-        sub = (1 << (d - 1)) - 1
-        budgets = [(kl, k - 1 - kl) for kl in range(max(0, k - 1 - sub), min(k - 1, sub) + 1)]
-        refs: list[tuple[np.ndarray, State, dict[int, float]]] = []  # recent children: mask, state, bounds
-        for f in cand:
-            col = BS[:, f]
-            child = self.ingr.child(state, int(f))
+        q = cand.size
+        if not q:
+            return best, choice, lb_split
+        sub = min((1 << (d - 1)) - 1, k - 1)  # the largest budget of a child
+        budgets = [(kl, k - 1 - kl) for kl in range(max(0, k - 1 - sub), sub + 1)]
+        kls = np.array([b[0] for b in budgets])
+        krs = np.array([b[1] for b in budgets])
+        cols = BS[:, cand]
+        # MurTree's similarity bound against the children solved last under this node: their
+        # rows weighted (ref_w) and per budget the bound known for them (ref_b); sim_l / sim_r
+        # the bounds they give every candidate's left / right side, least_sum the least over
+        # the budget splits of the two
+        wS = self.w[S]
+        ref_w: list[np.ndarray] = []
+        ref_b: list[np.ndarray] = []
+        sim_l = np.zeros((q, sub + 1))
+        sim_r = np.zeros((q, sub + 1))
+        least_sum = np.zeros(q)
+        colsf = cols.astype(np.float64) if self.similarity else None
+        for j in range(q):
+            u = min(ub, best - self.gap)
+            if _above(least_sum[j] + c, u):
+                self.pruned += 1
+                lb_split = min(lb_split, least_sum[j] + c)
+                continue
+            f = int(cand[j])
+            col = cols[:, j]
+            child = self.ingr.child(state, f)
             big_right = 2 * int(np.count_nonzero(col)) > col.shape[0]  # the larger side first (the tighter bound)
             masks = (col, ~col) if big_right else (~col, col)
             rows = (S[masks[0]], S[masks[1]])
-            keys = ((rows[0].tobytes(), d - 1, child), (rows[1].tobytes(), d - 1, child))
-            new_refs: list[tuple[np.ndarray, State, dict[int, float]]] = [(masks[0], child, {}), (masks[1], child, {})]
+            sims = (sim_r[j], sim_l[j]) if big_right else (sim_l[j], sim_r[j])
+            lbs = [np.maximum(self._known((rows[i].tobytes(), d - 1, child), d - 1, sub), sims[i]) for i in (0, 1)]
             for kl, kr in budgets:
                 ks = (kr, kl) if big_right else (kl, kr)
                 u = min(ub, best - self.gap)
-                lb0 = max(self._known(keys[0], d - 1, ks[0]), self._similar(refs, masks[0], child, ks[0], wS))
-                lb1 = max(self._known(keys[1], d - 1, ks[1]), self._similar(refs, masks[1], child, ks[1], wS))
-                _note(new_refs[0][2], ks[0], lb0)
-                _note(new_refs[1][2], ks[1], lb1)
+                lb0, lb1 = lbs[0][ks[0]], lbs[1][ks[1]]
                 if lb0 + lb1 == INF or _above(lb0 + lb1 + c, u):
                     self.pruned += 1
                     lb_split = min(lb_split, lb0 + lb1 + c)
                     continue
                 A, okA = self.best(rows[0], d - 1, ks[0], child, u - c - lb1)
-                _note(new_refs[0][2], ks[0], A)
+                lbs[0][ks[0]] = max(lb0, A)
                 if not okA or A == INF or _above(A + lb1 + c, u):
                     lb_split = min(lb_split, A + lb1 + c)
                     continue
                 Bv, okB = self.best(rows[1], d - 1, ks[1], child, u - c - A)
-                _note(new_refs[1][2], ks[1], Bv)
+                lbs[1][ks[1]] = max(lb1, Bv)
                 if not okB:
                     lb_split = min(lb_split, A + Bv + c)
                     continue
@@ -192,18 +211,19 @@ class BoundedSearch(Search):
                     best, choice = v, (int(f), kl, kr)
                 else:
                     lb_split = min(lb_split, v)
-            refs = (new_refs + refs)[:4]
-        return best, choice, lb_split
-
-    def _similar(self, refs, mask: np.ndarray, state: State, k: int, wS: np.ndarray) -> float:
-        """MurTree's similarity bound against recently solved children of the same node."""
-        lb = 0.0
-        for m, st, bounds in refs:
-            v = bounds.get(k)
-            if v is None or st != state or v <= lb:
+            if colsf is None or j + 1 == q:
                 continue
-            lb = max(lb, v - float(wS[m & ~mask].sum()))
-        return lb
+            for i in (0, 1):  # a bound at budget k holds for the smaller budgets
+                ref_w.insert(0, wS * masks[i])
+                ref_b.insert(0, np.maximum.accumulate(lbs[i][::-1])[::-1])
+            del ref_w[4:], ref_b[4:]
+            W, Bd = np.array(ref_w), np.array(ref_b)
+            on_right = W @ colsf[:, j + 1:]  # (R, rest): each child's weight on each candidate's right side
+            off_left, off_right = on_right, W.sum(axis=1)[:, None] - on_right  # ... missing from its left / right
+            sim_l[j + 1:] = np.maximum((Bd[:, None, :] - off_left[:, :, None]).max(axis=0), 0.0)
+            sim_r[j + 1:] = np.maximum((Bd[:, None, :] - off_right[:, :, None]).max(axis=0), 0.0)
+            least_sum[j + 1:] = (sim_l[j + 1:, kls] + sim_r[j + 1:, krs]).min(axis=1)
+        return best, choice, lb_split
 
     # ------------------------------------------------------------------ decoding
     def decode_best(self, S: np.ndarray, d: int, k: int, state: State):

@@ -22,7 +22,7 @@ import numpy as np
 
 from odt.compiler.search import TreeSearch
 
-from .binarize import binarize
+from .binarize import binarize, distinct_partitions
 from .branch import ingredients
 from .bounded import BoundedSearch
 from .solve import INF, Search, Timeout
@@ -65,6 +65,9 @@ def optimal_constrained_tree(problem: TreeSearch, time_limit: float | None = Non
     deadline = None if time_limit is None else start + time_limit
     cand = binarize(problem.X, problem.dims)
     ingr = ingredients(problem, cand.dim)
+    if ingr.trivial:  # no path constraint tells candidates apart: one per partition of the rows
+        cand = distinct_partitions(cand)
+        ingr = ingredients(problem, cand.dim)
     if BOUNDED and _one_level(problem):
         return _bounded(problem, cand, ingr, start, deadline, on_progress)
     counting = problem.max_nodes is not None or any(lv.nodes != 0 for lv in problem.levels)
