@@ -28,6 +28,8 @@ from .branch import State
 from .solve import INF, Search
 
 EPS = 1e-9
+#: depth-three subproblems by ``kernels.depth_three`` where it applies (off: ``_splits`` in Python)
+COMPILED_THREE = True
 
 
 class Rec:
@@ -61,6 +63,12 @@ class BoundedSearch(Search):
         #: the similarity bound holds when a tree for some rows stays feasible on others:
         #: no minimum sizes, no same_leaf pair, no branch state
         self.similarity = self.ingr.trivial and not len(self.pairs) and self.min_leaf <= 1 and self.min_node <= 1
+        from . import kernels
+
+        self._kernels3 = kernels
+        #: depth three in one compiled call (``kernels.depth_three``): rows of weight one, no branch state
+        self.compiled_three = COMPILED_THREE and kernels.AVAILABLE and self.unit and self.ingr.trivial \
+            and not len(self.pairs)
         self.pruned = 0
 
     # ------------------------------------------------------------------ values below depth three
@@ -83,6 +91,10 @@ class BoundedSearch(Search):
                 out[:n] = np.minimum.accumulate(e.E[:n] + self.c * np.arange(n))
                 out[n:] = out[n - 1]
             return out
+        small = self.cache.get((key[0], 2, key[2]))  # budgets <= 2: the depth-two entry is exact
+        if small is not None:
+            n = min(top, 2, small.budget) + 1
+            out[:n] = np.minimum.accumulate(small.E[:n] + self.c * np.arange(n))
         recs = self.recs.get(key)
         if recs:
             for kk, r in recs.items():
@@ -96,6 +108,7 @@ class BoundedSearch(Search):
         """(optimum, True) when the optimum of rows ``S`` with depth ``d`` and at most ``k``
         nodes is at most ``ub``; else (a lower bound above ``ub``, False)."""
         k = min(k, (1 << d) - 1)
+        d = min(d, k)  # a tree of at most k nodes is at most k deep
         if d <= 2:
             return self._small(S, d, k, state)[0], True
         key = (S.tobytes(), d, state)
@@ -117,7 +130,14 @@ class BoundedSearch(Search):
         best, choice = leaf, None
         lb_split = INF  # least bound over the splits not improving on ``best``
         if leaf > 0 and k > 0 and self._splittable(S, d):
-            best, choice, lb_split = self._splits(S, d, k, state, min(ub, leaf), best)
+            if d == 3 and self.compiled_three:
+                indptr, indices, label, _ = self._rows_csr()
+                best, f, kl, kr, lb_split = self._kernels3.depth_three(
+                    indptr, indices, label, S, self.B.shape[1], self.Wc.shape[1], k, min(ub, leaf), self.c, self.gap,
+                    float(self.min_leaf), float(self.min_node), self.similarity, EPS)
+                choice = None if f < 0 else (int(f), int(kl), int(kr))
+            else:
+                best, choice, lb_split = self._splits(S, d, k, state, min(ub, leaf), best)
         if choice is not None or not _above(best, ub):
             rec.val, rec.choice = best, choice
             return best, True
@@ -229,6 +249,7 @@ class BoundedSearch(Search):
     def decode_best(self, S: np.ndarray, d: int, k: int, state: State):
         """The tree ``best`` found for rows ``S`` (nested tuples as ``Search.decode``)."""
         k = min(k, (1 << d) - 1)
+        d = min(d, k)
         if d <= 2:
             _, i = self._small(S, d, k, state)
             return self.decode(S, d, k, state, i)

@@ -264,3 +264,210 @@ def bit_frequencies(indptr, indices, label, S, m, K):  # pragma: no cover
                 counts[a, b] += t
             C1[c, a] = C2[c, a, a]
     return counts, C1, C2
+
+
+@njit(cache=True, nogil=True)
+def _child_values(P, Y, side, K, m, W, c, min_leaf, min_node, counts, C1, C2, every, out):  # pragma: no cover
+    """``out[i]``: the least ``errors + c * nodes`` of a depth-two tree with at most i nodes
+    over the rows of bitset ``side`` (i = 0..3), by ``depth_two_tail`` on the popcounts."""
+    total = np.zeros(K)
+    s = 0.0
+    for k in range(K):
+        t = 0
+        for w in range(W):
+            t += popcount(Y[k, w] & side[w])
+        total[k] = t
+        s += t
+    counts[:, :] = 0.0
+    for k in range(K):
+        for a in range(m):
+            for b in range(a, m):
+                t = 0
+                for w in range(W):
+                    t += popcount(P[k, a, w] & P[k, b, w] & side[w])
+                C2[k, a, b] = t
+                counts[a, b] += t
+            C1[k, a] = C2[k, a, a]
+    leaf = _leaf_err(total, K)
+    ok_root = np.ones(m, dtype=np.bool_)
+    E, _, _, _ = depth_two_tail(C1, C2, total, counts, s, min_leaf, min_node, ok_root, every, every, leaf)
+    run = np.inf
+    for i in range(4):
+        v = E[i] + c * i
+        if v < run:
+            run = v
+        out[i] = run
+
+
+@njit(cache=True, nogil=True)
+def depth_three(indptr, indices, label, S, m, K, k, ub, c, gap, min_leaf, min_node, similarity, eps):  # pragma: no cover
+    """The split search of ``bounded.BoundedSearch._splits`` for a subproblem of depth three
+    (rows ``S`` of weight one, every candidate allowed), compiled: candidates ordered by
+    their depth-one error and one per partition of ``S``; each child a depth-two tree from
+    popcounts of the rows' per-class bitsets; the bounds of ``_splits`` (upper bound passed
+    down, larger side first, similarity against the last four children when
+    ``similarity``). Returns (best, candidate or -1, left budget, right budget, least bound
+    over the splits that did not improve)."""
+    n = S.shape[0]
+    W = (n + 63) >> 6
+    P = np.zeros((K, m, W), dtype=np.uint64)
+    Y = np.zeros((K, W), dtype=np.uint64)
+    full = np.zeros(W, dtype=np.uint64)
+    total = np.zeros(K)
+    for i in range(n):
+        r = S[i]
+        cl = label[r]
+        word = i >> 6
+        bit = np.uint64(1) << np.uint64(i & 63)
+        full[word] |= bit
+        Y[cl, word] |= bit
+        total[cl] += 1.0
+        for j in range(indptr[r], indptr[r + 1]):
+            P[cl, indices[j], word] |= bit
+    A = np.zeros((m, W), dtype=np.uint64)
+    for cl in range(K):
+        for f in range(m):
+            for w in range(W):
+                A[f, w] |= P[cl, f, w]
+    leaf = _leaf_err(total, K)
+    least = max(min_leaf, 1.0)
+    n_right = np.zeros(m)
+    key = np.full(m, np.inf)
+    rc = np.zeros(K)
+    for f in range(m):
+        t = 0
+        for w in range(W):
+            t += popcount(A[f, w])
+        n_right[f] = t
+        if t < least or n - t < least:
+            continue
+        for cl in range(K):
+            u = 0
+            for w in range(W):
+                u += popcount(P[cl, f, w])
+            rc[cl] = u
+        lt = 0.0
+        lm = -1.0
+        rt = 0.0
+        rm = -1.0
+        for cl in range(K):
+            lt += total[cl] - rc[cl]
+            rt += rc[cl]
+            if total[cl] - rc[cl] > lm:
+                lm = total[cl] - rc[cl]
+            if rc[cl] > rm:
+                rm = rc[cl]
+        key[f] = (lt - lm) + (rt - rm)
+    order = np.argsort(key, kind="mergesort")
+    kept = np.empty(m, dtype=np.int64)
+    q = 0
+    canon = np.zeros((m, W), dtype=np.uint64)
+    for idx in range(m):
+        f = order[idx]
+        if key[f] == np.inf:
+            break
+        flip = (A[f, 0] & np.uint64(1)) != 0
+        for w in range(W):
+            canon[f, w] = (A[f, w] ^ full[w]) if flip else A[f, w]
+        dup = False
+        for t in range(q):
+            g = kept[t]
+            same = True
+            for w in range(W):
+                if canon[g, w] != canon[f, w]:
+                    same = False
+                    break
+            if same:
+                dup = True
+                break
+        if not dup:
+            kept[q] = f
+            q += 1
+    sub = min(3, k - 1)
+    lo_kl = max(0, k - 1 - sub)
+    best = leaf
+    choice_f, choice_l, choice_r = -1, 0, 0
+    lb_split = np.inf
+    counts = np.zeros((m, m))
+    C1 = np.zeros((K, m))
+    C2 = np.zeros((K, m, m))
+    every = np.zeros((0, 0), dtype=np.bool_)
+    R = 4
+    ref_bits = np.zeros((R, W), dtype=np.uint64)
+    ref_val = np.zeros((R, 4))
+    n_ref = 0
+    sides = np.zeros((2, W), dtype=np.uint64)
+    lbs = np.zeros((2, 4))
+    vals = np.zeros((2, 4))
+    for t in range(q):
+        f = kept[t]
+        big_right = 2.0 * n_right[f] > n
+        for w in range(W):
+            right = A[f, w]
+            left = full[w] & ~right
+            sides[0, w] = right if big_right else left
+            sides[1, w] = left if big_right else right
+        for sd in range(2):
+            for i in range(4):
+                lbs[sd, i] = 0.0
+            if similarity:
+                for r in range(n_ref):
+                    miss = 0
+                    for w in range(W):
+                        miss += popcount(ref_bits[r, w] & ~sides[sd, w])
+                    for i in range(4):
+                        v = ref_val[r, i] - miss
+                        if v > lbs[sd, i]:
+                            lbs[sd, i] = v
+        solved0 = False
+        solved1 = False
+        for kl in range(lo_kl, sub + 1):
+            kr = k - 1 - kl
+            k0 = kr if big_right else kl
+            k1 = kl if big_right else kr
+            u = min(ub, best - gap)
+            bound_u = u + eps * (1.0 + abs(u))
+            b = lbs[0, k0] + lbs[1, k1] + c
+            if b > bound_u:
+                if b < lb_split:
+                    lb_split = b
+                continue
+            if not solved0:
+                _child_values(P, Y, sides[0], K, m, W, c, min_leaf, min_node, counts, C1, C2, every, vals[0])
+                solved0 = True
+                for i in range(4):
+                    if vals[0, i] > lbs[0, i]:
+                        lbs[0, i] = vals[0, i]
+            b = vals[0, k0] + lbs[1, k1] + c
+            if b > bound_u:
+                if b < lb_split:
+                    lb_split = b
+                continue
+            if not solved1:
+                _child_values(P, Y, sides[1], K, m, W, c, min_leaf, min_node, counts, C1, C2, every, vals[1])
+                solved1 = True
+                for i in range(4):
+                    if vals[1, i] > lbs[1, i]:
+                        lbs[1, i] = vals[1, i]
+            v = vals[0, k0] + vals[1, k1] + c
+            if v < best:
+                best = v
+                choice_f, choice_l, choice_r = f, kl, kr
+            elif v < lb_split:
+                lb_split = v
+        if similarity:
+            for sd in range(2):
+                for r in range(R - 1, 0, -1):
+                    for w in range(W):
+                        ref_bits[r, w] = ref_bits[r - 1, w]
+                    for i in range(4):
+                        ref_val[r, i] = ref_val[r - 1, i]
+                for w in range(W):
+                    ref_bits[0, w] = sides[sd, w]
+                run = 0.0
+                for i in range(3, -1, -1):  # a bound at budget i holds for the smaller budgets
+                    if lbs[sd, i] > run:
+                        run = lbs[sd, i]
+                    ref_val[0, i] = run
+                n_ref = min(n_ref + 1, R)
+    return best, choice_f, choice_l, choice_r, lb_split

@@ -15,8 +15,12 @@ import odt
 from odt.backends.dp.streed import root
 
 
-def _program(rng: np.random.Generator, depth: int) -> tuple[str, dict]:
+def _program(rng: np.random.Generator, depth: int, plain: bool = False) -> tuple[str, dict]:
+    """A random program; ``plain``: weight one and no path constraint or same_leaf (the
+    compiled depth-three search of ``kernels.depth_three``), on more rows and columns."""
     n, p = int(rng.integers(12, 70)), int(rng.integers(2, 7))
+    if plain:
+        n, p = int(rng.integers(30, 150)), int(rng.integers(3, 12))
     C = int(rng.choice([2, 2, 3]))
     X = rng.integers(0, 2, size=(n, p))
     y = (X[:, 0] ^ (X[:, 1 % p] & rng.integers(0, 2, size=n))) if C == 2 else rng.integers(0, C, size=n)
@@ -26,7 +30,7 @@ def _program(rng: np.random.Generator, depth: int) -> tuple[str, dict]:
     data["class"] = [int(v) for v in y]
     data["id"] = [f"r{i}" for i in range(n)]
     header = "data { target class id id }\n"
-    kind = rng.integers(0, 3)
+    kind = 0 if plain else rng.integers(0, 3)
     if kind == 1:
         data["w"] = [int(v) for v in rng.integers(0, 4, size=n)]
         data["w"][0] = 1
@@ -47,16 +51,22 @@ def _program(rng: np.random.Generator, depth: int) -> tuple[str, dict]:
         parts.append(f"every leaf: samples >= {int(rng.integers(1, 4))}")
     if rng.random() < 0.2:
         parts.append(f"every node: samples >= {int(rng.integers(2, 9))}")
-    if p >= 2 and rng.random() < 0.25:
+    if plain:
+        pass
+    elif p >= 2 and rng.random() < 0.25:
         i, j = rng.permutation(p)[:2]
         parts.append(f"every path: f{i} before f{j}")
-    if p >= 2 and rng.random() < 0.25:
+    if plain:
+        pass
+    elif p >= 2 and rng.random() < 0.25:
         i, j = rng.permutation(p)[:2]
         parts.append(f"every path: not (f{i} and f{j})")
-    if rng.random() < 0.2:
+    if plain:
+        pass
+    elif rng.random() < 0.2:
         table = ", ".join(f"f{j}: {int(rng.integers(1, 3))}" for j in range(p))
         parts.append(f"every path: cost <= {int(rng.integers(2, 6))} with cost {{ {table} }}")
-    if rng.random() < 0.2:
+    if not plain and rng.random() < 0.2:
         parts.append(f"same_leaf(r{int(rng.integers(0, n))}, r{int(rng.integers(0, n))})")
     body = f"model tree({', '.join(skeleton)})\n{text}\n"
     if parts:
@@ -76,8 +86,8 @@ def _solve(text: str, data: dict, bounded: bool, monkeypatch) -> tuple[str, Frac
     return res.status, Fraction(res.objective).limit_denominator(10**6)
 
 
-def _check(seed: int, depth: int, monkeypatch) -> None:
-    text, data = _program(np.random.default_rng(seed), depth)
+def _check(seed: int, depth: int, monkeypatch, plain: bool = False) -> None:
+    text, data = _program(np.random.default_rng(seed), depth, plain)
     assert _solve(text, data, True, monkeypatch) == _solve(text, data, False, monkeypatch), text
 
 
@@ -90,3 +100,14 @@ def test_bounded_equals_the_exhaustive_vectors_at_depth_three(seed, monkeypatch)
 @pytest.mark.parametrize("seed", range(40, 240))
 def test_bounded_equals_the_exhaustive_vectors_at_depths_three_and_four(seed, monkeypatch):
     _check(seed, 3 + seed % 2, monkeypatch)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_compiled_depth_three_equals_the_exhaustive_vectors(seed, monkeypatch):
+    _check(1000 + seed, 3 + seed % 2, monkeypatch, plain=True)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(30, 150))
+def test_compiled_depth_three_equals_the_exhaustive_vectors_more(seed, monkeypatch):
+    _check(1000 + seed, 3 + seed % 2, monkeypatch, plain=True)
