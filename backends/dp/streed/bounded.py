@@ -70,6 +70,8 @@ class BoundedSearch(Search):
         self.compiled_three = COMPILED_THREE and kernels.AVAILABLE and self.unit and self.ingr.trivial \
             and not len(self.pairs)
         self.pruned = 0
+        self.depth_two_solves = 0  # inside the compiled depth-three calls
+        self._table: tuple | None = None
 
     # ------------------------------------------------------------------ values below depth three
     def _small(self, S: np.ndarray, d: int, k: int, state: State) -> tuple[float, int]:
@@ -132,10 +134,11 @@ class BoundedSearch(Search):
         if leaf > 0 and k > 0 and self._splittable(S, d):
             if d == 3 and self.compiled_three:
                 indptr, indices, label, _ = self._rows_csr()
-                best, f, kl, kr, lb_split = self._kernels3.depth_three(
+                best, f, kl, kr, lb_split, solves = self._kernels3.depth_three(
                     indptr, indices, label, S, self.B.shape[1], self.Wc.shape[1], k, min(ub, leaf), self.c, self.gap,
-                    float(self.min_leaf), float(self.min_node), self.similarity, EPS)
+                    float(self.min_leaf), float(self.min_node), self.similarity, EPS, *self._three_cache())
                 choice = None if f < 0 else (int(f), int(kl), int(kr))
+                self.depth_two_solves += int(solves)
             else:
                 best, choice, lb_split = self._splits(S, d, k, state, min(ub, leaf), best)
         if choice is not None or not _above(best, ub):
@@ -144,6 +147,21 @@ class BoundedSearch(Search):
         rec.lb = max(rec.lb, min(leaf, lb_split))
         rec.fail = max(rec.fail, ub)
         return max(rec.lb, rec.fail), False
+
+    def _three_cache(self) -> tuple:
+        """The depth-two values kept across ``kernels.depth_three`` calls (see there)."""
+        if self._table is None:
+            from numba import types
+            from numba.typed import Dict
+
+            N = self.B.shape[0]
+            cap = max(1024, min(1 << 17, (1 << 24) // max(1, (N + 63) >> 6)))  # at most 128 MiB of row bitsets
+            rng = np.random.default_rng(12345)
+            self._table = (rng.integers(0, np.iinfo(np.int64).max, size=N, dtype=np.int64).astype(np.uint64),
+                           Dict.empty(key_type=types.int64, value_type=types.int64),
+                           np.zeros((cap, (N + 63) >> 6), dtype=np.uint64), np.zeros((cap, 4)),
+                           np.zeros(1, dtype=np.int64))
+        return self._table
 
     def _tick(self) -> None:
         import time

@@ -300,15 +300,60 @@ def _child_values(P, Y, side, K, m, W, c, min_leaf, min_node, counts, C1, C2, ev
 
 
 @njit(cache=True, nogil=True)
-def depth_three(indptr, indices, label, S, m, K, k, ub, c, gap, min_leaf, min_node, similarity, eps):  # pragma: no cover
+def _cached_child(P, Y, side, S, K, m, W, c, min_leaf, min_node, counts, C1, C2, every, out,
+                  zobrist, table, stored_bits, stored_vals, n_stored, gbits):  # pragma: no cover
+    """``_child_values`` of the rows of ``side`` (local positions into ``S``), from the table
+    when these rows were solved before; returns 1 when solved here, else 0."""
+    h = np.uint64(0)
+    gbits[:] = 0
+    for w in range(W):
+        x = side[w]
+        while x:
+            low = x & (~x + np.uint64(1))
+            i = w * 64 + popcount(low - np.uint64(1))
+            r = S[i]
+            h ^= zobrist[r]
+            gbits[r >> 6] |= np.uint64(1) << np.uint64(r & 63)
+            x ^= low
+    key = np.int64(h >> np.uint64(1))
+    slot = -1
+    if key in table:
+        slot = table[key]
+        same = True
+        for w in range(gbits.shape[0]):
+            if stored_bits[slot, w] != gbits[w]:
+                same = False
+                break
+        if same:
+            for i in range(4):
+                out[i] = stored_vals[slot, i]
+            return 0
+    _child_values(P, Y, side, K, m, W, c, min_leaf, min_node, counts, C1, C2, every, out)
+    if slot < 0 and n_stored[0] < stored_bits.shape[0]:
+        slot = n_stored[0]
+        n_stored[0] += 1
+        table[key] = slot
+        for w in range(gbits.shape[0]):
+            stored_bits[slot, w] = gbits[w]
+        for i in range(4):
+            stored_vals[slot, i] = out[i]
+    return 1
+
+
+@njit(cache=True, nogil=True)
+def depth_three(indptr, indices, label, S, m, K, k, ub, c, gap, min_leaf, min_node, similarity, eps,
+                zobrist, table, stored_bits, stored_vals, n_stored):  # pragma: no cover
     """The split search of ``bounded.BoundedSearch._splits`` for a subproblem of depth three
     (rows ``S`` of weight one, every candidate allowed), compiled: candidates ordered by
     their depth-one error and one per partition of ``S``; each child a depth-two tree from
     popcounts of the rows' per-class bitsets; the bounds of ``_splits`` (upper bound passed
     down, larger side first, similarity against the last four children when
-    ``similarity``). Returns (best, candidate or -1, left budget, right budget, least bound
-    over the splits that did not improve)."""
+    ``similarity``). Depth-two children are kept across calls in ``table`` (a Zobrist hash of
+    their rows to a slot of ``stored_bits`` (the rows, compared on a hit: exact) and
+    ``stored_vals`` (their values); ``n_stored[0]`` slots used). Returns (best, candidate or -1, left budget, right budget, least bound
+    over the splits that did not improve, the number of depth-two children solved)."""
     n = S.shape[0]
+    solves = 0
     W = (n + 63) >> 6
     P = np.zeros((K, m, W), dtype=np.uint64)
     Y = np.zeros((K, W), dtype=np.uint64)
@@ -397,6 +442,7 @@ def depth_three(indptr, indices, label, S, m, K, k, ub, c, gap, min_leaf, min_no
     ref_val = np.zeros((R, 4))
     n_ref = 0
     sides = np.zeros((2, W), dtype=np.uint64)
+    gbits = np.zeros(stored_bits.shape[1], dtype=np.uint64)
     lbs = np.zeros((2, 4))
     vals = np.zeros((2, 4))
     for t in range(q):
@@ -433,7 +479,8 @@ def depth_three(indptr, indices, label, S, m, K, k, ub, c, gap, min_leaf, min_no
                     lb_split = b
                 continue
             if not solved0:
-                _child_values(P, Y, sides[0], K, m, W, c, min_leaf, min_node, counts, C1, C2, every, vals[0])
+                solves += _cached_child(P, Y, sides[0], S, K, m, W, c, min_leaf, min_node, counts, C1, C2, every,
+                                        vals[0], zobrist, table, stored_bits, stored_vals, n_stored, gbits)
                 solved0 = True
                 for i in range(4):
                     if vals[0, i] > lbs[0, i]:
@@ -444,7 +491,8 @@ def depth_three(indptr, indices, label, S, m, K, k, ub, c, gap, min_leaf, min_no
                     lb_split = b
                 continue
             if not solved1:
-                _child_values(P, Y, sides[1], K, m, W, c, min_leaf, min_node, counts, C1, C2, every, vals[1])
+                solves += _cached_child(P, Y, sides[1], S, K, m, W, c, min_leaf, min_node, counts, C1, C2, every,
+                                        vals[1], zobrist, table, stored_bits, stored_vals, n_stored, gbits)
                 solved1 = True
                 for i in range(4):
                     if vals[1, i] > lbs[1, i]:
@@ -470,4 +518,4 @@ def depth_three(indptr, indices, label, S, m, K, k, ub, c, gap, min_leaf, min_no
                         run = lbs[sd, i]
                     ref_val[0, i] = run
                 n_ref = min(n_ref + 1, R)
-    return best, choice_f, choice_l, choice_r, lb_split
+    return best, choice_f, choice_l, choice_r, lb_split, solves

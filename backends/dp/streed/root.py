@@ -170,7 +170,8 @@ def _bounded(problem: TreeSearch, cand, ingr, start: float, deadline: float | No
     except Timeout:
         timed_out = True
     stats = {"subproblems": search.calls, "cache": len(search.cache) + len(search.recs),
-             "candidates": int(cand.B.shape[1]), "pruned": search.pruned, "timed_out": timed_out}
+             "candidates": int(cand.B.shape[1]), "pruned": search.pruned,
+             "depth_two_in_three": search.depth_two_solves, "timed_out": timed_out}
     if best is None:
         return StreedResult(None, Fraction(0), 0, (), bound0 if timed_out else None,
                             "unknown" if timed_out else "infeasible", stats)
