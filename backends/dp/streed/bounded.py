@@ -151,14 +151,14 @@ class BoundedSearch(Search):
     def _three_cache(self) -> tuple:
         """The depth-two values kept across ``kernels.depth_three`` calls (see there)."""
         if self._table is None:
-            from numba import types
-            from numba.typed import Dict
-
             N = self.B.shape[0]
-            cap = max(1024, min(1 << 17, (1 << 24) // max(1, (N + 63) >> 6)))  # at most 128 MiB of row bitsets
+            m = self.B.shape[1]
+            # room for 8 m^2 children (when full, children are solved but not kept), at most 128 MiB of rows
+            cap = max(1024, min(8 * m * m, 1 << 17, (1 << 24) // max(1, (N + 63) >> 6)))
             rng = np.random.default_rng(12345)
             self._table = (rng.integers(0, np.iinfo(np.int64).max, size=N, dtype=np.int64).astype(np.uint64),
-                           Dict.empty(key_type=types.int64, value_type=types.int64),
+                           np.zeros(1 << (2 * cap - 1).bit_length(), dtype=np.int64),  # a power of two
+                           np.zeros(1 << (2 * cap - 1).bit_length(), dtype=np.int64),
                            np.zeros((cap, (N + 63) >> 6), dtype=np.uint64), np.zeros((cap, 4)),
                            np.zeros(1, dtype=np.int64))
         return self._table

@@ -301,7 +301,7 @@ def _child_values(P, Y, side, K, m, W, c, min_leaf, min_node, counts, C1, C2, ev
 
 @njit(cache=True, nogil=True)
 def _cached_child(P, Y, side, S, K, m, W, c, min_leaf, min_node, counts, C1, C2, every, out,
-                  zobrist, table, stored_bits, stored_vals, n_stored, gbits):  # pragma: no cover
+                  zobrist, table_keys, table_index, stored_bits, stored_vals, n_stored, gbits):  # pragma: no cover
     """``_child_values`` of the rows of ``side`` (local positions into ``S``), from the table
     when these rows were solved before; returns 1 when solved here, else 0."""
     h = np.uint64(0)
@@ -316,23 +316,29 @@ def _cached_child(P, Y, side, S, K, m, W, c, min_leaf, min_node, counts, C1, C2,
             gbits[r >> 6] |= np.uint64(1) << np.uint64(r & 63)
             x ^= low
     key = np.int64(h >> np.uint64(1))
-    slot = -1
-    if key in table:
-        slot = table[key]
-        same = True
-        for w in range(gbits.shape[0]):
-            if stored_bits[slot, w] != gbits[w]:
-                same = False
-                break
-        if same:
-            for i in range(4):
-                out[i] = stored_vals[slot, i]
-            return 0
+    mask = table_keys.shape[0] - 1
+    pos = key & mask
+    while table_index[pos] != 0:  # open addressing, linear probing; index 0 = empty
+        if table_keys[pos] == key:
+            slot = table_index[pos] - 1
+            same = True
+            for w in range(gbits.shape[0]):
+                if stored_bits[slot, w] != gbits[w]:
+                    same = False
+                    break
+            if same:
+                for i in range(4):
+                    out[i] = stored_vals[slot, i]
+                return 0
+            pos = -1  # another row set with this hash: solved, not kept
+            break
+        pos = (pos + 1) & mask
     _child_values(P, Y, side, K, m, W, c, min_leaf, min_node, counts, C1, C2, every, out)
-    if slot < 0 and n_stored[0] < stored_bits.shape[0]:
+    if pos >= 0 and n_stored[0] < stored_bits.shape[0]:
         slot = n_stored[0]
         n_stored[0] += 1
-        table[key] = slot
+        table_keys[pos] = key
+        table_index[pos] = slot + 1
         for w in range(gbits.shape[0]):
             stored_bits[slot, w] = gbits[w]
         for i in range(4):
@@ -342,14 +348,14 @@ def _cached_child(P, Y, side, S, K, m, W, c, min_leaf, min_node, counts, C1, C2,
 
 @njit(cache=True, nogil=True)
 def depth_three(indptr, indices, label, S, m, K, k, ub, c, gap, min_leaf, min_node, similarity, eps,
-                zobrist, table, stored_bits, stored_vals, n_stored):  # pragma: no cover
+                zobrist, table_keys, table_index, stored_bits, stored_vals, n_stored):  # pragma: no cover
     """The split search of ``bounded.BoundedSearch._splits`` for a subproblem of depth three
     (rows ``S`` of weight one, every candidate allowed), compiled: candidates ordered by
     their depth-one error and one per partition of ``S``; each child a depth-two tree from
     popcounts of the rows' per-class bitsets; the bounds of ``_splits`` (upper bound passed
     down, larger side first, similarity against the last four children when
     ``similarity``). Depth-two children are kept across calls in ``table`` (a Zobrist hash of
-    their rows to a slot of ``stored_bits`` (the rows, compared on a hit: exact) and
+    their rows, hashed into ``table_keys`` / ``table_index`` (slot + 1, open addressing), to a slot of ``stored_bits`` (the rows, compared on a hit: exact) and
     ``stored_vals`` (their values); ``n_stored[0]`` slots used). Returns (best, candidate or -1, left budget, right budget, least bound
     over the splits that did not improve, the number of depth-two children solved)."""
     n = S.shape[0]
@@ -480,7 +486,7 @@ def depth_three(indptr, indices, label, S, m, K, k, ub, c, gap, min_leaf, min_no
                 continue
             if not solved0:
                 solves += _cached_child(P, Y, sides[0], S, K, m, W, c, min_leaf, min_node, counts, C1, C2, every,
-                                        vals[0], zobrist, table, stored_bits, stored_vals, n_stored, gbits)
+                                        vals[0], zobrist, table_keys, table_index, stored_bits, stored_vals, n_stored, gbits)
                 solved0 = True
                 for i in range(4):
                     if vals[0, i] > lbs[0, i]:
@@ -492,7 +498,7 @@ def depth_three(indptr, indices, label, S, m, K, k, ub, c, gap, min_leaf, min_no
                 continue
             if not solved1:
                 solves += _cached_child(P, Y, sides[1], S, K, m, W, c, min_leaf, min_node, counts, C1, C2, every,
-                                        vals[1], zobrist, table, stored_bits, stored_vals, n_stored, gbits)
+                                        vals[1], zobrist, table_keys, table_index, stored_bits, stored_vals, n_stored, gbits)
                 solved1 = True
                 for i in range(4):
                     if vals[1, i] > lbs[1, i]:
