@@ -34,7 +34,7 @@ except ImportError:  # pragma: no cover
             return args[0]
         return lambda fn: fn
 
-    def popcount(x):  # type: ignore[no-redef]
+    def popcount(x):  # type: ignore[no-redef,misc]
         return bin(int(x)).count("1")
 
 
