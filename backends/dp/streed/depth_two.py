@@ -97,17 +97,20 @@ _NONE = np.zeros((0, 0), dtype=bool)
 
 
 def depth_two_compiled(freq: tuple, total: np.ndarray, s: int, ok_root: np.ndarray, min_leaf: int, min_node: int,
-                       leaf_err: float, ok_left: np.ndarray | None = None, ok_right: np.ndarray | None = None
-                       ) -> tuple[np.ndarray, list[tuple[int, int, int] | None]]:
+                       leaf_err: float, ok_left: np.ndarray | None = None, ok_right: np.ndarray | None = None,
+                       integral: bool = False) -> tuple[np.ndarray, list[tuple[int, int, int] | None]]:
     """``depth_two`` on known frequencies ``(counts, C1, C2)`` (upper triangles suffice)
-    and the rows' class weights ``total``, by the compiled kernel."""
+    and the rows' class weights ``total``, by the compiled kernel (``integral``: every row
+    weight an integer, so two classes take the specialised kernel)."""
     from . import kernels
 
     counts, C1, C2 = freq
     if ok_left is None or ok_right is None:
         ok_left = ok_right = _NONE
-    E, F, BL, BR = kernels.depth_two_tail(C1, C2, np.asarray(total, dtype=np.float64), counts, float(s),
-                                          float(min_leaf), float(min_node), ok_root, ok_left, ok_right, float(leaf_err))
+    total = np.asarray(total, dtype=np.float64)
+    two = integral and C1.shape[0] == 2 and ok_left.shape[0] == 0
+    E, F, BL, BR = kernels.depth_two_tail(C1, C2, total, counts, float(s), float(min_leaf), float(min_node), ok_root,
+                                          ok_left, ok_right, float(leaf_err), two)
     choice: list[tuple[int, int, int] | None] = [None if F[i] < 0 else (int(F[i]), int(BL[i]), int(BR[i]))
                                                  for i in range(4)]
     return E, choice

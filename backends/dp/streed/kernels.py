@@ -97,6 +97,50 @@ def best_child_splits(C1, C2, total, counts, s, min_leaf, min_node, ok_left, ok_
 
 
 @njit(cache=True, nogil=True)
+def best_child_splits_two(C1, C2, total, counts, s, min_leaf, min_node):  # pragma: no cover
+    """``best_child_splits`` for two classes of integral weights and every candidate
+    allowed: a leaf's error is the lesser class weight (exact on integers)."""
+    m = C1.shape[1]
+    left_one = np.full(m, np.inf)
+    right_one = np.full(m, np.inf)
+    t0 = total[0]
+    t1 = total[1]
+    for f in range(m):
+        nR = counts[f, f]
+        nL = s - nR
+        r_ok = nR >= min_node
+        l_ok = nL >= min_node
+        if not (r_ok or l_ok):
+            continue
+        c0f = C1[0, f]
+        c1f = C1[1, f]
+        best_r = np.inf
+        best_l = np.inf
+        for g in range(m):
+            lo = f if f < g else g
+            hi = g if f < g else f
+            nRR = counts[lo, hi]
+            nRL = nR - nRR
+            nLR = counts[g, g] - nRR
+            nLL = nL - nLR
+            a0 = C2[0, lo, hi]
+            a1 = C2[1, lo, hi]
+            if r_ok and nRR >= min_leaf and nRL >= min_leaf:
+                v = min(a0, a1) + min(c0f - a0, c1f - a1)
+                if v < best_r:
+                    best_r = v
+            if l_ok and nLR >= min_leaf and nLL >= min_leaf:
+                x0 = C1[0, g] - a0
+                x1 = C1[1, g] - a1
+                v = min(x0, x1) + min(t0 - c0f - x0, t1 - c1f - x1)
+                if v < best_l:
+                    best_l = v
+        right_one[f] = best_r
+        left_one[f] = best_l
+    return left_one, right_one
+
+
+@njit(cache=True, nogil=True)
 def _leaf_err(total_c, K):  # pragma: no cover
     t = 0.0
     most = -1.0
@@ -108,12 +152,18 @@ def _leaf_err(total_c, K):  # pragma: no cover
 
 
 @njit(cache=True, nogil=True)
-def depth_two_tail(C1, C2, total, counts, s, min_leaf, min_node, ok_root, ok_left, ok_right, leaf_err):  # pragma: no cover
+def depth_two_tail(C1, C2, total, counts, s, min_leaf, min_node, ok_root, ok_left, ok_right, leaf_err,
+                   two):  # pragma: no cover
     """The whole depth-two solver of ``depth_two.py`` on known frequencies: ``E`` (4,),
     the least error with at most 0..3 nodes, and per budget the root candidate (-1: a
-    leaf) and the node budgets of its children (the numpy path's choices, ties alike)."""
+    leaf) and the node budgets of its children (the numpy path's choices, ties alike).
+    ``two``: two classes, integral weights, every child candidate allowed (the
+    specialised ``best_child_splits_two``)."""
     K, m = C1.shape
-    left_one, right_one = best_child_splits(C1, C2, total, counts, s, min_leaf, min_node, ok_left, ok_right)
+    if two:
+        left_one, right_one = best_child_splits_two(C1, C2, total, counts, s, min_leaf, min_node)
+    else:
+        left_one, right_one = best_child_splits(C1, C2, total, counts, s, min_leaf, min_node, ok_left, ok_right)
     E = np.full(4, leaf_err)
     F = np.full(4, -1, dtype=np.int64)
     BL = np.zeros(4, dtype=np.int64)
@@ -279,18 +329,22 @@ def _child_values(P, Y, side, K, m, W, c, min_leaf, min_node, counts, C1, C2, ev
         total[k] = t
         s += t
     counts[:, :] = 0.0
+    Q = np.empty((m, W), dtype=np.uint64)
     for k in range(K):
+        for a in range(m):
+            for w in range(W):
+                Q[a, w] = P[k, a, w] & side[w]
         for a in range(m):
             for b in range(a, m):
                 t = 0
                 for w in range(W):
-                    t += popcount(P[k, a, w] & P[k, b, w] & side[w])
+                    t += popcount(Q[a, w] & Q[b, w])
                 C2[k, a, b] = t
                 counts[a, b] += t
             C1[k, a] = C2[k, a, a]
     leaf = _leaf_err(total, K)
     ok_root = np.ones(m, dtype=np.bool_)
-    E, _, _, _ = depth_two_tail(C1, C2, total, counts, s, min_leaf, min_node, ok_root, every, every, leaf)
+    E, _, _, _ = depth_two_tail(C1, C2, total, counts, s, min_leaf, min_node, ok_root, every, every, leaf, K == 2)
     run = np.inf
     for i in range(4):
         v = E[i] + c * i

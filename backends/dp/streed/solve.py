@@ -168,7 +168,7 @@ class Search:
             freq = self._slot_frequencies(S)
         if freq is not None and _kernels().AVAILABLE:
             E, choice = depth_two_compiled(freq, self.Wc[S].sum(axis=0), S.shape[0], ok, self.min_leaf, self.min_node,
-                                           err, ok_left, ok_right)
+                                           err, ok_left, ok_right, self.incremental)
         else:
             E, choice = depth_two(self.Bf[S], self.Wc[S], ok, self.min_leaf, self.min_node, err, ok_left, ok_right,
                                   freq)
