@@ -30,6 +30,9 @@ from .solve import INF, Search
 EPS = 1e-9
 #: depth-three subproblems by ``kernels.depth_three`` where it applies (off: ``_splits`` in Python)
 COMPILED_THREE = True
+#: under a time limit, a depth-three call (not interruptible) only up to this many word operations
+#: (candidates^3 * classes * rows / 64, about a second); larger ones run ``_splits``, which checks the clock
+THREE_WORK = 1e9
 
 
 class Rec:
@@ -132,7 +135,7 @@ class BoundedSearch(Search):
         best, choice = leaf, None
         lb_split = INF  # least bound over the splits not improving on ``best``
         if leaf > 0 and k > 0 and self._splittable(S, d):
-            if d == 3 and self.compiled_three:
+            if d == 3 and self.compiled_three and (self.deadline is None or self._three_work(S) <= THREE_WORK):
                 indptr, indices, label, _ = self._rows_csr()
                 best, f, kl, kr, lb_split, solves = self._kernels3.depth_three(
                     indptr, indices, label, S, self.B.shape[1], self.Wc.shape[1], k, min(ub, leaf), self.c, self.gap,
@@ -148,13 +151,17 @@ class BoundedSearch(Search):
         rec.fail = max(rec.fail, ub)
         return max(rec.lb, rec.fail), False
 
+    def _three_work(self, S: np.ndarray) -> float:
+        m = self.B.shape[1]
+        return float(m) ** 3 * self.Wc.shape[1] * ((S.shape[0] + 63) >> 6)
+
     def _three_cache(self) -> tuple:
         """The depth-two values kept across ``kernels.depth_three`` calls (see there)."""
         if self._table is None:
             N = self.B.shape[0]
             m = self.B.shape[1]
-            # room for 8 m^2 children (when full, children are solved but not kept), at most 128 MiB of rows
-            cap = max(1024, min(8 * m * m, 1 << 17, (1 << 24) // max(1, (N + 63) >> 6)))
+            # room for 8 m^2 children (when full, children are solved but not kept), at most 64 MiB of rows
+            cap = max(1024, min(8 * m * m, 1 << 17, (1 << 23) // max(1, (N + 63) >> 6)))
             rng = np.random.default_rng(12345)
             self._table = (rng.integers(0, np.iinfo(np.int64).max, size=N, dtype=np.int64).astype(np.uint64),
                            np.zeros(1 << (2 * cap - 1).bit_length(), dtype=np.int64),  # a power of two
