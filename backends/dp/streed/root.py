@@ -29,6 +29,9 @@ from .solve import INF, Search, Timeout
 
 #: cost complexity and node budgets by branch and bound (``bounded.py``); off: the vectors of ``solve.py``
 BOUNDED = True
+#: one candidate per partition of the rows (``binarize.distinct_partitions``) where no path constraint
+#: tells candidates apart; off: every candidate (the tests' plain reference)
+DISTINCT = True
 
 
 @dataclass(frozen=True)
@@ -65,7 +68,7 @@ def optimal_constrained_tree(problem: TreeSearch, time_limit: float | None = Non
     deadline = None if time_limit is None else start + time_limit
     cand = binarize(problem.X, problem.dims)
     ingr = ingredients(problem, cand.dim)
-    if ingr.trivial:  # no path constraint tells candidates apart: one per partition of the rows
+    if DISTINCT and ingr.trivial:  # no path constraint tells candidates apart: one per partition of the rows
         cand = distinct_partitions(cand)
         ingr = ingredients(problem, cand.dim)
     if BOUNDED and _one_level(problem):

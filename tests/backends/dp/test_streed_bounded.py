@@ -27,6 +27,9 @@ def _program(rng: np.random.Generator, depth: int, plain: bool = False) -> tuple
     noise = rng.random(n) < 0.2
     y = np.where(noise, rng.integers(0, C, size=n), y)
     data = {f"f{j}": [int(v) for v in X[:, j]] for j in range(p)}
+    if plain and rng.random() < 0.5:  # a complement and a copy: the same partitions as f0 and f1
+        data["g0"] = [1 - int(v) for v in X[:, 0]]
+        data["g1"] = [int(v) for v in X[:, 1 % p]]
     data["class"] = [int(v) for v in y]
     data["id"] = [f"r{i}" for i in range(n)]
     header = "data { target class id id }\n"
@@ -111,3 +114,16 @@ def test_compiled_depth_three_equals_the_exhaustive_vectors(seed, monkeypatch):
 @pytest.mark.parametrize("seed", range(30, 150))
 def test_compiled_depth_three_equals_the_exhaustive_vectors_more(seed, monkeypatch):
     _check(1000 + seed, 3 + seed % 2, monkeypatch, plain=True)
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_the_fast_paths_equal_the_plain_engine(seed, monkeypatch):
+    """Bounded, compiled, one candidate per partition against the vectors on numpy with
+    every candidate (no compiled kernel, no deduplication: the engine before them)."""
+    from odt.backends.dp.streed import kernels
+
+    text, data = _program(np.random.default_rng(2000 + seed), 3 + seed % 2, plain=seed % 4 != 0)
+    fast = _solve(text, data, True, monkeypatch)
+    monkeypatch.setattr(kernels, "AVAILABLE", False)
+    monkeypatch.setattr(root, "DISTINCT", False)
+    assert fast == _solve(text, data, False, monkeypatch), text
