@@ -75,29 +75,55 @@ class BoundedSearch(Search):
         self.pruned = 0
         self.depth_two_solves = 0  # inside the compiled depth-three calls
         self._table: tuple | None = None
+        self.vals2: dict[bytes, np.ndarray] = {}  # rows -> compiled depth-two values (``_small_compiled``)
 
     # ------------------------------------------------------------------ values below depth three
-    def _small(self, S: np.ndarray, d: int, k: int, state: State) -> tuple[float, int]:
-        """(value, nodes of the best budget) of the exact vector entry at depth <= 2."""
+    def _small(self, S: np.ndarray, d: int, k: int, state: State, decoding: bool = False) -> tuple[float, int]:
+        """(value, nodes of the best budget) of the exact vector entry at depth <= 2; the
+        value alone (nodes -1) from the compiled depth-two table where depth three is
+        compiled (``_small_compiled``), except when decoding."""
+        if not decoding and d >= 1 and self.compiled_three and S.shape[0] >= max(self.min_leaf, 1):
+            V = self._small_compiled(S)
+            return float(V[min(k, (1 << d) - 1)]), -1
         e = self.solve(S, d, (1 << d) - 1, state)  # every budget at once (the depth-two solver's vector)
         top = min(k, e.budget)
         vals = e.E[: top + 1] + self.c * np.arange(top + 1)
         i = int(np.argmin(vals))
         return float(vals[i]), i
 
+    def _small_compiled(self, S: np.ndarray) -> np.ndarray:
+        """The least value of a depth-two tree over rows ``S`` with at most 0..3 nodes (a
+        depth-one tree is one with at most one node), kept in ``vals2``."""
+        key = S.tobytes()
+        V = self.vals2.get(key)
+        if V is None:
+            indptr, indices, label, _ = self._rows_csr()
+            V = np.zeros(4)
+            self._kernels3.depth_two_values(indptr, indices, label, S, self.B.shape[1], self.Wc.shape[1], self.c,
+                                            float(self.min_leaf), float(self.min_node), *self._three_cache(), V)
+            self.vals2[key] = V
+        return V
+
     def _known(self, key: tuple, d: int, top: int) -> np.ndarray:
         """Lower bounds from the cache for budgets 0..top: exact values or stored bounds (a
         bound at budget k holds for every smaller budget: fewer nodes, no better)."""
         out = np.zeros(top + 1)
+        V = self.vals2.get(key[0])  # the compiled depth-two values: exact up to 3 nodes (1 at depth one)
         if d <= 2:
+            if V is not None:
+                n = min(top, (1 << d) - 1) + 1
+                out[:n] = V[:n]
+                return out
             e = self.cache.get(key)
             if e is not None:
                 n = min(top, e.budget) + 1
                 out[:n] = np.minimum.accumulate(e.E[:n] + self.c * np.arange(n))
-                out[n:] = out[n - 1]
             return out
         small = self.cache.get((key[0], 2, key[2]))  # budgets <= 2: the depth-two entry is exact
-        if small is not None:
+        if V is not None:
+            n = min(top, 2) + 1
+            out[:n] = V[:n]
+        elif small is not None:
             n = min(top, 2, small.budget) + 1
             out[:n] = np.minimum.accumulate(small.E[:n] + self.c * np.arange(n))
         recs = self.recs.get(key)
@@ -276,7 +302,7 @@ class BoundedSearch(Search):
         k = min(k, (1 << d) - 1)
         d = min(d, k)
         if d <= 2:
-            _, i = self._small(S, d, k, state)
+            _, i = self._small(S, d, k, state, decoding=True)
             return self.decode(S, d, k, state, i)
         rec = self.recs[(S.tobytes(), d, state)][k]
         assert rec.val is not None

@@ -579,3 +579,32 @@ def depth_three(indptr, indices, label, S, m, K, k, ub, c, gap, min_leaf, min_no
                     ref_val[0, i] = run
                 n_ref = min(n_ref + 1, R)
     return best, choice_f, choice_l, choice_r, lb_split, solves
+
+
+@njit(cache=True, nogil=True)
+def depth_two_values(indptr, indices, label, S, m, K, c, min_leaf, min_node,
+                     zobrist, table_keys, table_index, stored_bits, stored_vals, n_stored, out):  # pragma: no cover
+    """``out[i]``: the least ``errors + c * nodes`` of a depth-two tree over rows ``S`` (of
+    weight one, every candidate allowed) with at most i nodes, i = 0..3, through the
+    depth-two table of ``depth_three``."""
+    n = S.shape[0]
+    W = (n + 63) >> 6
+    P = np.zeros((K, m, W), dtype=np.uint64)
+    Y = np.zeros((K, W), dtype=np.uint64)
+    full = np.zeros(W, dtype=np.uint64)
+    for i in range(n):
+        r = S[i]
+        cl = label[r]
+        word = i >> 6
+        bit = np.uint64(1) << np.uint64(i & 63)
+        full[word] |= bit
+        Y[cl, word] |= bit
+        for j in range(indptr[r], indptr[r + 1]):
+            P[cl, indices[j], word] |= bit
+    counts = np.zeros((m, m))
+    C1 = np.zeros((K, m))
+    C2 = np.zeros((K, m, m))
+    every = np.zeros((0, 0), dtype=np.bool_)
+    gbits = np.zeros(stored_bits.shape[1], dtype=np.uint64)
+    return _cached_child(P, Y, full, S, K, m, W, c, min_leaf, min_node, counts, C1, C2, every, out,
+                         zobrist, table_keys, table_index, stored_bits, stored_vals, n_stored, gbits)
