@@ -72,9 +72,20 @@ def distinct_partitions(cand: Candidates) -> Candidates:
     B = cand.B
     if B.shape[1] < 2 or B.shape[0] == 0:
         return cand
-    canon = B ^ B[:1, :]
-    _, first = np.unique(np.packbits(canon, axis=0), axis=1, return_index=True)
-    keep = np.sort(first)
+    keep = first_of_partitions(B)
     if keep.size == B.shape[1]:
         return cand
     return Candidates(np.ascontiguousarray(B[:, keep]), cand.dim[keep], cand.threshold[keep])
+
+
+def first_of_partitions(B: np.ndarray) -> np.ndarray:
+    """The columns of the 0/1 matrix ``B`` (rows x columns) that split its rows in a way no
+    earlier column does (equal or complementary columns split them alike), ascending."""
+    packed = np.packbits(np.ascontiguousarray((B ^ B[:1, :]).T), axis=1)  # each column flipped to row 0 = 0
+    seen: set[bytes] = set()
+    keep = []
+    for j, key in enumerate(map(bytes, packed)):
+        if key not in seen:
+            seen.add(key)
+            keep.append(j)
+    return np.array(keep, dtype=np.int64)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .binarize import first_of_partitions
 from .branch import State
 from .solve import INF, Search
 
@@ -214,11 +215,8 @@ class BoundedSearch(Search):
             right = self.Bf[S][:, cand].T @ self.Wc[S]
             left = self.Wc[S].sum(axis=0) - right
             cand = cand[np.argsort((left.sum(1) - left.max(1)) + (right.sum(1) - right.max(1)), kind="stable")]
-        if self.ingr.trivial and cand.size > 1:
-            cols = BS[:, cand]
-            canon = cols ^ cols[:1, :]  # a partition and its mirror: the same key
-            _, first = np.unique(np.packbits(canon, axis=0), axis=1, return_index=True)
-            cand = cand[np.sort(first)]
+        if self.ingr.trivial and cand.size > 1:  # a partition and its mirror: one candidate
+            cand = cand[first_of_partitions(BS[:, cand])]
         return cand, BS
 
     def _splits(self, S: np.ndarray, d: int, k: int, state: State, ub: float, best: float):
