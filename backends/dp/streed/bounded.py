@@ -22,6 +22,8 @@ needs its bound above ``ub`` by a relative ``EPS``, so rounding never prunes an 
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .binarize import first_of_partitions
@@ -69,7 +71,7 @@ class BoundedSearch(Search):
         self.similarity = self.ingr.trivial and not len(self.pairs) and self.min_leaf <= 1 and self.min_node <= 1
         from . import kernels
 
-        self._kernels3 = kernels
+        self._kernels3: Any = kernels
         #: depth three in one compiled call (``kernels.depth_three``): rows of weight one, no branch state
         self.compiled_three = COMPILED_THREE and kernels.AVAILABLE and self.unit and self.ingr.trivial \
             and not len(self.pairs)
