@@ -13,12 +13,17 @@ weight of the rows of ``S'`` missing from ``S`` (their tree, run on ``S``, loses
 those rows' errors), compared against the children solved just before under the same
 node. With cost complexity the budget is the depth's full tree, so each subproblem has a
 single value; with ``nodes <= K`` a node's budget ``k`` is split as ``k - 1 = kl + kr``
-(at most ``kl`` nodes on the left: smaller splits are dominated). Depth two and below are
-the exact vectors of ``Search`` (the depth-two solver); a similarity bound above ``ub``
-skips them.
+(at most ``kl`` nodes on the left: smaller splits are dominated); a tree of at most k
+nodes is at most k deep. Depth two and below are the exact vectors of ``Search`` (the
+depth-two solver); a similarity bound above ``ub`` skips them. With rows of weight one and
+no branch state, depth three is one compiled call (``kernels.depth_three``, the same
+bounds) and depth two a compiled table shared by those calls; otherwise ``_splits`` runs
+in Python. The similarity bound is used only where a tree for some rows stays feasible on
+others (no minimum leaf or node size, no ``same_leaf``, no branch state).
 
 Invariants: values are floats of sums of row weights and multiples of ``c``; a prune
-needs its bound above ``ub`` by a relative ``EPS``, so rounding never prunes an optimum.
+needs its bound above ``ub`` by a relative ``EPS``, so rounding never prunes an optimum;
+with integral weights and ``c = p/q`` distinct values differ by at least ``gap = 1/q``.
 """
 from __future__ import annotations
 

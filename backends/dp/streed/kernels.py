@@ -1,9 +1,13 @@
-"""Compiled kernel of the depth-two solver (``depth_two.py``): for every root candidate f,
-the best child split of each side, from the pairwise class frequencies (MurTree,
-Demirović et al., JMLR 2022, Sec. 4.4, Eq. 4 per leaf). It computes exactly what the
-numpy path of ``depth_two`` computes, in one pass without temporaries. Compiled with
-numba (``@njit(cache=True)``: the machine code is kept on disk) when numba imports;
-otherwise ``AVAILABLE`` is False and ``depth_two`` stays on numpy.
+"""Compiled kernels of the STreeD-style engine. The depth-two solver (``depth_two.py``):
+for every root candidate f, the best child split of each side, from the pairwise class
+frequencies (MurTree, Demirović et al., JMLR 2022, Sec. 4.4, Eq. 4 per leaf), exactly what
+the numpy path of ``depth_two`` computes, in one pass without temporaries
+(``best_child_splits``, ``depth_two_tail``); the frequencies themselves (row by row,
+``pair_frequencies``; by difference, ``update_frequencies``; by popcounts of per-class row
+bitsets, ``bit_frequencies``); and the depth-three search of ``bounded.py``
+(``depth_three``, with its table of depth-two values, ``depth_two_values``). Compiled
+with numba (``@njit(cache=True)``: the machine code is kept on disk) when numba imports;
+otherwise ``AVAILABLE`` is False and the engine stays on numpy and Python.
 """
 from __future__ import annotations
 
@@ -253,7 +257,7 @@ def pair_frequencies(B, Wc):  # pragma: no cover
 @njit(cache=True, nogil=True)
 def update_frequencies(indptr, indices, label, weight, rows, sign, counts, C1, C2):  # pragma: no cover
     """Add (``sign`` 1) or remove (-1) the rows ``rows`` to the pair frequencies of
-    ``pair_frequencies`` in place, upper triangle only (``mirror`` fills the lower):
+    ``pair_frequencies`` in place, upper triangle only (the depth-two kernels read no other):
     MurTree's incremental frequency counting (Sec. 4.5) between similar subproblems. Row r
     holds the candidates ``indices[indptr[r]:indptr[r + 1]]`` (ascending) and has class
     ``label[r]`` (-1: weight zero) with weight ``weight[r]``."""
@@ -270,18 +274,6 @@ def update_frequencies(indptr, indices, label, weight, rows, sign, counts, C1, C
                 counts[a, b] += sign
                 if c >= 0:
                     C2[c, a, b] += w
-
-
-@njit(cache=True, nogil=True)
-def mirror(counts, C2):  # pragma: no cover
-    """The lower triangles of ``counts`` and ``C2`` from their upper ones, in place."""
-    m = counts.shape[0]
-    K = C2.shape[0]
-    for a in range(m):
-        for b in range(a + 1, m):
-            counts[b, a] = counts[a, b]
-            for k in range(K):
-                C2[k, b, a] = C2[k, a, b]
 
 
 @njit(cache=True, nogil=True)
