@@ -90,7 +90,9 @@ class BoundedSearch(Search):
         """(value, nodes of the best budget) of the exact vector entry at depth <= 2; the
         value alone (nodes -1) from the compiled depth-two table where depth three is
         compiled (``_small_compiled``), except when decoding."""
-        if not decoding and d >= 1 and self.compiled_three and S.shape[0] >= max(self.min_leaf, 1):
+        if d == 0:  # a leaf
+            return self.leaf(S)[0], 0
+        if not decoding and self.compiled_three and S.shape[0] >= max(self.min_leaf, 1):
             V = self._small_compiled(S)
             return float(V[min(k, (1 << d) - 1)]), -1
         e = self.solve(S, d, (1 << d) - 1, state)  # every budget at once (the depth-two solver's vector)
