@@ -7,7 +7,10 @@ optimal tree (or the best found on a time-out) as ``DPTree`` nodes plus its quan
 ``binarize`` turns the search matrix into 0/1 split candidates, ``branch`` holds the
 path constraints as branch state (one ingredient per constraint), ``solve`` is the
 recursion over (rows, depth budget, node budget, branch state) with its cache, and
-``root`` picks the optimum over the objective levels and caps at the root. Programs with
+``root`` picks the optimum over the objective levels and caps at the root. One objective
+level ``errors + c * nodes`` without an error cap (cost complexity, ``nodes <= K``) runs
+``bounded``: the same recursion by branch and bound (upper bounds passed down, lower
+bounds cached and from similarity), depth three in one compiled call (``kernels``). Programs with
 global constraints (issue 14) run ``pareto``: the same recursion with a Pareto front per
 subproblem (``fronts``), checked at the root.
 """

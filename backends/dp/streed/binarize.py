@@ -57,3 +57,35 @@ def binarize(X: np.ndarray, dims: tuple[SplitDim, ...]) -> Candidates:
     B = np.column_stack(cols) if cols else np.zeros((n, 0), dtype=bool)
     return Candidates(np.ascontiguousarray(B, dtype=bool), np.asarray(dim, dtype=np.int64),
                       np.asarray(thr, dtype=np.float64))
+
+
+def distinct_partitions(cand: Candidates) -> Candidates:
+    """One candidate per partition of the rows (the first in order): a candidate equal to
+    another, or to its complement (the same two sides, swapped), gives the same subproblems
+    (pystreed drops them as redundant features too). Only for programs whose constraints
+    see partitions, not dimensions.
+
+    >>> B = np.array([[True, False, True], [False, True, False]])
+    >>> distinct_partitions(Candidates(B, np.arange(3), np.zeros(3))).dim.tolist()
+    [0]
+    """
+    B = cand.B
+    if B.shape[1] < 2 or B.shape[0] == 0:
+        return cand
+    keep = first_of_partitions(B)
+    if keep.size == B.shape[1]:
+        return cand
+    return Candidates(np.ascontiguousarray(B[:, keep]), cand.dim[keep], cand.threshold[keep])
+
+
+def first_of_partitions(B: np.ndarray) -> np.ndarray:
+    """The columns of the 0/1 matrix ``B`` (rows x columns) that split its rows in a way no
+    earlier column does (equal or complementary columns split them alike), ascending."""
+    packed = np.packbits(np.ascontiguousarray((B ^ B[:1, :]).T), axis=1)  # each column flipped to row 0 = 0
+    seen: set[bytes] = set()
+    keep = []
+    for j, key in enumerate(map(bytes, packed)):
+        if key not in seen:
+            seen.add(key)
+            keep.append(j)
+    return np.array(keep, dtype=np.int64)

@@ -42,12 +42,14 @@ def depth_two(Bf: np.ndarray, Wc: np.ndarray, ok_root: np.ndarray, min_leaf: int
     from . import kernels
 
     s, m = Bf.shape
+    if kernels.AVAILABLE:
+        if freq is None:
+            freq = kernels.pair_frequencies(Bf > 0.5, Wc)
+        return depth_two_compiled(freq, Wc.sum(axis=0), s, ok_root, min_leaf, min_node, leaf_err, ok_left, ok_right)
     if ok_left is None or ok_right is None:
         ok_left = ok_right = np.ones((m, m), dtype=bool)
     if freq is not None:
         counts, C1, C2 = freq
-    elif kernels.AVAILABLE:
-        counts, C1, C2 = kernels.pair_frequencies(Bf > 0.5, Wc)
     else:
         counts = Bf.T @ Bf  # (m, m) rows where f and g hold
         C1 = (Bf.T @ Wc).T.copy()  # (C, m) class weights where f holds
@@ -58,18 +60,15 @@ def depth_two(Bf: np.ndarray, Wc: np.ndarray, ok_root: np.ndarray, min_leaf: int
     good = lambda a, b: (a >= min_leaf) & (b >= min_leaf)  # noqa: E731
     right_leaf, left_leaf = _err(C1), _err(total[:, :, 0] - C1)
 
-    if kernels.AVAILABLE:
-        left_one, right_one = kernels.best_child_splits(C1, C2, total[:, 0, 0].copy(), counts, float(s),
-                                                        float(min_leaf), float(min_node), ok_left, ok_right)
-    else:  # the same formulas on numpy arrays
-        # right side of f: f holds; left: f fails. Child split on g of each side
-        RR, RL = C2, C1[:, :, None] - C2
-        LR, LL = C1[:, None, :] - C2, total - C1[:, :, None] - C1[:, None, :] + C2
-        nRR, nRL = counts, ones[:, None] - counts
-        nLR, nLL = ones[None, :] - counts, s - ones[:, None] - ones[None, :] + counts
-        right_split = np.where(ok_right & good(nRR, nRL) & (nR >= min_node)[:, None], _err(RR) + _err(RL), INF)
-        left_split = np.where(ok_left & good(nLR, nLL) & (nL >= min_node)[:, None], _err(LR) + _err(LL), INF)
-        right_one, left_one = right_split.min(axis=1), left_split.min(axis=1)  # best child split per f
+    # the formulas of ``kernels.depth_two_tail`` on numpy arrays
+    # right side of f: f holds; left: f fails. Child split on g of each side
+    RR, RL = C2, C1[:, :, None] - C2
+    LR, LL = C1[:, None, :] - C2, total - C1[:, :, None] - C1[:, None, :] + C2
+    nRR, nRL = counts, ones[:, None] - counts
+    nLR, nLL = ones[None, :] - counts, s - ones[:, None] - ones[None, :] + counts
+    right_split = np.where(ok_right & good(nRR, nRL) & (nR >= min_node)[:, None], _err(RR) + _err(RL), INF)
+    left_split = np.where(ok_left & good(nLR, nLL) & (nL >= min_node)[:, None], _err(LR) + _err(LL), INF)
+    right_one, left_one = right_split.min(axis=1), left_split.min(axis=1)  # best child split per f
     root_ok = ok_root & good(nL, nR) & (s >= min_node)
     right_best, left_best = np.minimum(right_leaf, right_one), np.minimum(left_leaf, left_one)
     options = [
@@ -91,4 +90,27 @@ def depth_two(Bf: np.ndarray, Wc: np.ndarray, ok_root: np.ndarray, min_leaf: int
             choice[i] = (f, 0, 1) if left_leaf[f] + right_best[f] <= left_best[f] + right_leaf[f] else (f, 1, 0)
         else:
             choice[i] = (f, 1, 1)
+    return E, choice
+
+
+_NONE = np.zeros((0, 0), dtype=bool)
+
+
+def depth_two_compiled(freq: tuple, total: np.ndarray, s: int, ok_root: np.ndarray, min_leaf: int, min_node: int,
+                       leaf_err: float, ok_left: np.ndarray | None = None, ok_right: np.ndarray | None = None,
+                       integral: bool = False) -> tuple[np.ndarray, list[tuple[int, int, int] | None]]:
+    """``depth_two`` on known frequencies ``(counts, C1, C2)`` (upper triangles suffice)
+    and the rows' class weights ``total``, by the compiled kernel (``integral``: every row
+    weight an integer, so two classes take the specialised kernel)."""
+    from . import kernels
+
+    counts, C1, C2 = freq
+    if ok_left is None or ok_right is None:
+        ok_left = ok_right = _NONE
+    total = np.asarray(total, dtype=np.float64)
+    two = integral and C1.shape[0] == 2 and ok_left.shape[0] == 0
+    E, F, BL, BR = kernels.depth_two_tail(C1, C2, total, counts, float(s), float(min_leaf), float(min_node), ok_root,
+                                          ok_left, ok_right, float(leaf_err), two)
+    choice: list[tuple[int, int, int] | None] = [None if F[i] < 0 else (int(F[i]), int(BL[i]), int(BR[i]))
+                                                 for i in range(4)]
     return E, choice

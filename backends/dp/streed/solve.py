@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .branch import Ingredients, State
-from .depth_two import depth_two
+from .depth_two import depth_two, depth_two_compiled
 
 INF = float("inf")
 Choice = tuple[int, int, int] | None  # (candidate, left budget, right budget) or a leaf
@@ -67,6 +67,14 @@ class Search:
         self.cache: dict[tuple, Entry] = {}
         self._allowed: dict[State, np.ndarray] = {}
         self._freq: dict[bytes, tuple] = {}  # pair frequencies handed to the depth-two solver
+        #: two sets of pair frequencies kept between depth-two subproblems and moved to the next
+        #: one by its difference in rows (exact only with integral weights)
+        self._slots: list[list] = []
+        self._last_slot: list | None = None
+        self._csr: tuple | None = None
+        self.incremental = bool(np.all(self.Wc == np.round(self.Wc))) and self.Wc.sum() < 2.0**50
+        #: every row of weight one: the depth-two frequencies by bitsets (``kernels.bit_frequencies``)
+        self.unit = bool(np.all(self.Wc.sum(axis=1) == 1.0))
         self.calls = 0
         #: no candidate set depends on the branch: the depth-two solver applies
         self.plain_below = ingredients.trivial and not len(pairs)
@@ -153,10 +161,64 @@ class Search:
         if not self.plain_below:
             ok_left, ok_right = self._child_masks(S, state, ok)
         freq = self._freq.pop(S.tobytes(), None)
-        E, choice = depth_two(self.Bf[S], self.Wc[S], ok, self.min_leaf, self.min_node, err, ok_left, ok_right, freq)
+        if freq is None and self.unit and _kernels().AVAILABLE:
+            indptr, indices, label, _ = self._rows_csr()
+            freq = _kernels().bit_frequencies(indptr, indices, label, S, self.B.shape[1], self.Wc.shape[1])
+        elif freq is None and self.incremental and _kernels().AVAILABLE:
+            freq = self._slot_frequencies(S)
+        if freq is not None and _kernels().AVAILABLE:
+            E, choice = depth_two_compiled(freq, self.Wc[S].sum(axis=0), S.shape[0], ok, self.min_leaf, self.min_node,
+                                           err, ok_left, ok_right, self.incremental)
+        else:
+            E, choice = depth_two(self.Bf[S], self.Wc[S], ok, self.min_leaf, self.min_node, err, ok_left, ok_right,
+                                  freq)
         if not self.counting:
             return Entry(E[3:], choice[3:], 0)
         return Entry(E[: k + 1].copy(), choice[: k + 1], k)
+
+    def _rows_csr(self) -> tuple:
+        """Each row's true candidates (CSR: indptr, indices), class (-1: weight zero) and weight."""
+        if self._csr is None:
+            N = self.B.shape[0]
+            r, f = np.nonzero(self.B)
+            self._csr = (np.searchsorted(r, np.arange(N + 1)).astype(np.int64), f.astype(np.int64),
+                         np.where(self.Wc.any(axis=1), np.argmax(self.Wc, axis=1), -1).astype(np.int64),
+                         self.Wc.max(axis=1).astype(np.float64))
+        return self._csr
+
+    def _slot_frequencies(self, S: np.ndarray) -> tuple:
+        """The pair frequencies of rows ``S`` from the slot whose rows differ least (MurTree
+        Sec. 4.5, two slots as STreeD's two terminal solvers), or from scratch when the
+        difference is larger than ``S``."""
+        k = _kernels()
+        N, m = self.B.shape
+        C = self.Wc.shape[1]
+        mask = np.zeros(N, dtype=bool)
+        mask[S] = True
+        best, add, rem = None, S, S[:0]
+        for slot in self._slots:
+            a = S[~slot[0][S]]
+            r = np.flatnonzero(slot[0] & ~mask)
+            if best is None or a.size + r.size < add.size + rem.size:
+                best, add, rem = slot, a, r
+        if best is None or add.size + rem.size >= S.size:
+            if len(self._slots) < 2:
+                best = [None, np.zeros((m, m)), np.zeros((C, m)), np.zeros((C, m, m))]
+                self._slots.append(best)
+            else:
+                best = self._slots[0] if self._slots[0] is not self._last_slot else self._slots[1]
+                for arr in best[1:]:
+                    arr.fill(0.0)
+            add, rem = S, S[:0]
+        indptr, indices, label, weight = self._rows_csr()
+        _, counts, C1, C2 = best
+        if add.size:
+            k.update_frequencies(indptr, indices, label, weight, add, 1.0, counts, C1, C2)
+        if rem.size:
+            k.update_frequencies(indptr, indices, label, weight, rem, -1.0, counts, C1, C2)
+        best[0] = mask  # the lower triangles are stale: the depth-two kernel reads the upper ones
+        self._last_slot = best
+        return counts, C1, C2
 
     def _child_masks(self, S: np.ndarray, state: State, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Candidates g allowed below each root candidate f, on its left and right side:
@@ -220,7 +282,7 @@ class Search:
                     continue
                 seen.add(key)
             child = self.ingr.child(state, int(f))
-            if d == 3 and _kernels().AVAILABLE:
+            if d == 3 and _kernels().AVAILABLE and not self.unit:
                 self._freq.clear()  # hints live for this candidate's two children only
                 parent = self._frequencies_by_difference(S, col, child, parent)
             L = self.solve(S[~col], d - 1, k - 1, child)

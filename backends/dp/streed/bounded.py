@@ -1,0 +1,321 @@
+"""Branch and bound over the DP of ``solve.py`` for one objective level
+``errors + c * nodes`` (``c >= 0``) under a node budget: cost complexity and ``nodes <= K``.
+
+MurTree (Demirović et al., JMLR 2022, Sec. 4.6-4.7) and STreeD (van der Linden et al.,
+NeurIPS 2023, Sec. 4.5): a subproblem of depth three or more is solved for one node budget
+``k`` at a time with an upper bound ``ub``: it returns its optimum when that is at most
+``ub``, otherwise a lower bound above ``ub``, which the cache keeps for the next visit
+with a looser bound. A split's left child gets the bound left after the node cost and the
+right child's lower bound, the right child what is left after the left child's optimum.
+Lower bounds come from the cache (failed searches, larger budgets) and from similarity
+(MurTree Sec. 4.6): the optimum of rows ``S`` is at least that of rows ``S'`` less the
+weight of the rows of ``S'`` missing from ``S`` (their tree, run on ``S``, loses at most
+those rows' errors), compared against the children solved just before under the same
+node. With cost complexity the budget is the depth's full tree, so each subproblem has a
+single value; with ``nodes <= K`` a node's budget ``k`` is split as ``k - 1 = kl + kr``
+(at most ``kl`` nodes on the left: smaller splits are dominated); a tree of at most k
+nodes is at most k deep. Depth two and below are the exact vectors of ``Search`` (the
+depth-two solver); a similarity bound above ``ub`` skips them. With rows of weight one and
+no branch state, depth three is one compiled call (``kernels.depth_three``, the same
+bounds) and depth two a compiled table shared by those calls; otherwise ``_splits`` runs
+in Python. The similarity bound is used only where a tree for some rows stays feasible on
+others (no minimum leaf or node size, no ``same_leaf``, no branch state).
+
+Invariants: values are floats of sums of row weights and multiples of ``c``; a prune
+needs its bound above ``ub`` by a relative ``EPS``, so rounding never prunes an optimum;
+with integral weights and ``c = p/q`` distinct values differ by at least ``gap = 1/q``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .binarize import first_of_partitions
+from .branch import State
+from .solve import INF, Search
+
+EPS = 1e-9
+#: depth-three subproblems by ``kernels.depth_three`` where it applies (off: ``_splits`` in Python)
+COMPILED_THREE = True
+#: under a time limit, a depth-three call (not interruptible) only up to this many word operations
+#: (candidates^3 * classes * rows / 64, about a second); larger ones run ``_splits``, which checks the clock
+THREE_WORK = 1e9
+
+
+class Rec:
+    """What is known of one (rows, depth, state, budget): a lower bound, and the optimum
+    with its choice ``(candidate, left budget, right budget)`` or None for a leaf once solved."""
+
+    __slots__ = ("lb", "fail", "val", "choice")
+
+    def __init__(self) -> None:
+        self.lb = 0.0  # the optimum is at least lb
+        self.fail = -INF  # ... and above fail (a search with this upper bound found nothing)
+        self.val: float | None = None
+        self.choice: tuple[int, int, int] | None = None
+
+
+def _above(lb: float, ub: float) -> bool:
+    return lb > ub + EPS * (1.0 + abs(ub))
+
+
+class BoundedSearch(Search):
+    """``Search`` with ``best``: the optimum of ``errors + c * nodes`` within a node budget."""
+
+    def __init__(self, *args, c: float = 0.0, gap: float = 0.0, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.c = float(c)
+        #: the least difference between two distinct values when known (integer weights and
+        #: c = p/q: 1/q), else 0; a split must beat the incumbent by it to matter
+        self.gap = float(gap)
+        self.w = self.Wc.sum(axis=1)
+        self.recs: dict[tuple, dict[int, Rec]] = {}
+        #: the similarity bound holds when a tree for some rows stays feasible on others:
+        #: no minimum sizes, no same_leaf pair, no branch state
+        self.similarity = self.ingr.trivial and not len(self.pairs) and self.min_leaf <= 1 and self.min_node <= 1
+        from . import kernels
+
+        self._kernels3: Any = kernels
+        #: depth three in one compiled call (``kernels.depth_three``): rows of weight one, no branch state
+        self.compiled_three = COMPILED_THREE and kernels.AVAILABLE and self.unit and self.ingr.trivial \
+            and not len(self.pairs)
+        self.pruned = 0
+        self.depth_two_solves = 0  # inside the compiled depth-three calls
+        self._table: tuple | None = None
+        self.vals2: dict[bytes, np.ndarray] = {}  # rows -> compiled depth-two values (``_small_compiled``)
+
+    # ------------------------------------------------------------------ values below depth three
+    def _small(self, S: np.ndarray, d: int, k: int, state: State, decoding: bool = False) -> tuple[float, int]:
+        """(value, nodes of the best budget) of the exact vector entry at depth <= 2; the
+        value alone (nodes -1) from the compiled depth-two table where depth three is
+        compiled (``_small_compiled``), except when decoding."""
+        if d == 0:  # a leaf
+            return self.leaf(S)[0], 0
+        if not decoding and self.compiled_three and S.shape[0] >= max(self.min_leaf, 1):
+            V = self._small_compiled(S)
+            return float(V[min(k, (1 << d) - 1)]), -1
+        e = self.solve(S, d, (1 << d) - 1, state)  # every budget at once (the depth-two solver's vector)
+        top = min(k, e.budget)
+        vals = e.E[: top + 1] + self.c * np.arange(top + 1)
+        i = int(np.argmin(vals))
+        return float(vals[i]), i
+
+    def _small_compiled(self, S: np.ndarray) -> np.ndarray:
+        """The least value of a depth-two tree over rows ``S`` with at most 0..3 nodes (a
+        depth-one tree is one with at most one node), kept in ``vals2``."""
+        key = S.tobytes()
+        V = self.vals2.get(key)
+        if V is None:
+            indptr, indices, label, _ = self._rows_csr()
+            V = np.zeros(4)
+            self._kernels3.depth_two_values(indptr, indices, label, S, self.B.shape[1], self.Wc.shape[1], self.c,
+                                            float(self.min_leaf), float(self.min_node), *self._three_cache(), V)
+            self.vals2[key] = V
+        return V
+
+    def _known(self, key: tuple, d: int, top: int) -> np.ndarray:
+        """Lower bounds from the cache for budgets 0..top: exact values or stored bounds (a
+        bound at budget k holds for every smaller budget: fewer nodes, no better)."""
+        out = np.zeros(top + 1)
+        V = self.vals2.get(key[0])  # the compiled depth-two values: exact up to 3 nodes (1 at depth one)
+        if d <= 2:
+            if V is not None:
+                n = min(top, (1 << d) - 1) + 1
+                out[:n] = V[:n]
+                return out
+            e = self.cache.get(key)
+            if e is not None:
+                n = min(top, e.budget) + 1
+                out[:n] = np.minimum.accumulate(e.E[:n] + self.c * np.arange(n))
+            return out
+        small = self.cache.get((key[0], 2, key[2]))  # budgets <= 2: the depth-two entry is exact
+        if V is not None:
+            n = min(top, 2) + 1
+            out[:n] = V[:n]
+        elif small is not None:
+            n = min(top, 2, small.budget) + 1
+            out[:n] = np.minimum.accumulate(small.E[:n] + self.c * np.arange(n))
+        recs = self.recs.get(key)
+        if recs:
+            for kk, r in recs.items():
+                v = r.val if r.val is not None else max(r.lb, r.fail)
+                kk = min(kk, top)
+                np.maximum(out[: kk + 1], v, out=out[: kk + 1])
+        return out
+
+    # ------------------------------------------------------------------ recursion
+    def best(self, S: np.ndarray, d: int, k: int, state: State, ub: float) -> tuple[float, bool]:
+        """(optimum, True) when the optimum of rows ``S`` with depth ``d`` and at most ``k``
+        nodes is at most ``ub``; else (a lower bound above ``ub``, False)."""
+        k = min(k, (1 << d) - 1)
+        d = min(d, k)  # a tree of at most k nodes is at most k deep
+        if d <= 2:
+            return self._small(S, d, k, state)[0], True
+        key = (S.tobytes(), d, state)
+        recs = self.recs.setdefault(key, {})
+        rec = recs.get(k)
+        if rec is None:
+            rec = recs[k] = Rec()
+        if rec.val is not None:
+            return rec.val, True
+        if ub <= rec.fail or _above(rec.lb, ub):
+            return max(rec.lb, rec.fail), False
+        self.calls += 1
+        self._tick()
+        leaf, _ = self.leaf(S)
+        if _above(leaf, ub) and _above(self.c, ub):  # a leaf or a split (one node at least): above ub
+            rec.lb = max(rec.lb, min(leaf, self.c))
+            rec.fail = max(rec.fail, ub)
+            return max(rec.lb, rec.fail), False
+        best, choice = leaf, None
+        lb_split = INF  # least bound over the splits not improving on ``best``
+        if leaf > 0 and k > 0 and self._splittable(S, d):
+            if d == 3 and self.compiled_three and (self.deadline is None or self._three_work(S) <= THREE_WORK):
+                indptr, indices, label, _ = self._rows_csr()
+                best, f, kl, kr, lb_split, solves = self._kernels3.depth_three(
+                    indptr, indices, label, S, self.B.shape[1], self.Wc.shape[1], k, min(ub, leaf), self.c, self.gap,
+                    float(self.min_leaf), float(self.min_node), self.similarity, EPS, *self._three_cache())
+                choice = None if f < 0 else (int(f), int(kl), int(kr))
+                self.depth_two_solves += int(solves)
+            else:
+                best, choice, lb_split = self._splits(S, d, k, state, min(ub, leaf), best)
+        if choice is not None or not _above(best, ub):
+            rec.val, rec.choice = best, choice
+            return best, True
+        rec.lb = max(rec.lb, min(leaf, lb_split))
+        rec.fail = max(rec.fail, ub)
+        return max(rec.lb, rec.fail), False
+
+    def _three_work(self, S: np.ndarray) -> float:
+        m = self.B.shape[1]
+        return float(m) ** 3 * self.Wc.shape[1] * ((S.shape[0] + 63) >> 6)
+
+    def _three_cache(self) -> tuple:
+        """The depth-two values kept across ``kernels.depth_three`` calls (see there)."""
+        if self._table is None:
+            N = self.B.shape[0]
+            m = self.B.shape[1]
+            # room for 8 m^2 children (when full, children are solved but not kept), at most 64 MiB of rows
+            cap = max(1024, min(8 * m * m, 1 << 17, (1 << 23) // max(1, (N + 63) >> 6)))
+            rng = np.random.default_rng(12345)
+            self._table = (rng.integers(0, np.iinfo(np.int64).max, size=N, dtype=np.int64).astype(np.uint64),
+                           np.zeros(1 << (2 * cap - 1).bit_length(), dtype=np.int64),  # a power of two
+                           np.zeros(1 << (2 * cap - 1).bit_length(), dtype=np.int64),
+                           np.zeros((cap, (N + 63) >> 6), dtype=np.uint64), np.zeros((cap, 4)),
+                           np.zeros(1, dtype=np.int64))
+        return self._table
+
+    def _tick(self) -> None:
+        import time
+
+        from .solve import Timeout
+
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise Timeout
+
+    def _order(self, S: np.ndarray, state: State) -> tuple[np.ndarray, np.ndarray]:
+        """The candidates of rows ``S``, good depth-one splits first (MurTree Sec. 4.6),
+        one per partition when no branch state depends on the candidate."""
+        BS = self.B[S]
+        ok = self.allowed(S, state) & self.sizes_ok(BS.sum(axis=0), S.shape[0])
+        cand = np.flatnonzero(ok)
+        if cand.size > 1:
+            right = self.Bf[S][:, cand].T @ self.Wc[S]
+            left = self.Wc[S].sum(axis=0) - right
+            cand = cand[np.argsort((left.sum(1) - left.max(1)) + (right.sum(1) - right.max(1)), kind="stable")]
+        if self.ingr.trivial and cand.size > 1:  # a partition and its mirror: one candidate
+            cand = cand[first_of_partitions(BS[:, cand])]
+        return cand, BS
+
+    def _splits(self, S: np.ndarray, d: int, k: int, state: State, ub: float, best: float):
+        c = self.c
+        cand, BS = self._order(S, state)
+        choice = None
+        lb_split = INF
+        q = cand.size
+        if not q:
+            return best, choice, lb_split
+        sub = min((1 << (d - 1)) - 1, k - 1)  # the largest budget of a child
+        budgets = [(kl, k - 1 - kl) for kl in range(max(0, k - 1 - sub), sub + 1)]
+        kls = np.array([b[0] for b in budgets])
+        krs = np.array([b[1] for b in budgets])
+        cols = BS[:, cand]
+        # MurTree's similarity bound against the children solved last under this node: their
+        # rows weighted (ref_w) and per budget the bound known for them (ref_b); sim_l / sim_r
+        # the bounds they give every candidate's left / right side, least_sum the least over
+        # the budget splits of the two
+        wS = self.w[S]
+        ref_w: list[np.ndarray] = []
+        ref_b: list[np.ndarray] = []
+        sim_l = np.zeros((q, sub + 1))
+        sim_r = np.zeros((q, sub + 1))
+        least_sum = np.zeros(q)
+        colsf = cols.astype(np.float64) if self.similarity else None
+        for j in range(q):
+            u = min(ub, best - self.gap)
+            if _above(least_sum[j] + c, u):
+                self.pruned += 1
+                lb_split = min(lb_split, least_sum[j] + c)
+                continue
+            f = int(cand[j])
+            col = cols[:, j]
+            child = self.ingr.child(state, f)
+            big_right = 2 * int(np.count_nonzero(col)) > col.shape[0]  # the larger side first (the tighter bound)
+            masks = (col, ~col) if big_right else (~col, col)
+            rows = (S[masks[0]], S[masks[1]])
+            sims = (sim_r[j], sim_l[j]) if big_right else (sim_l[j], sim_r[j])
+            lbs = [np.maximum(self._known((rows[i].tobytes(), d - 1, child), d - 1, sub), sims[i]) for i in (0, 1)]
+            for kl, kr in budgets:
+                ks = (kr, kl) if big_right else (kl, kr)
+                u = min(ub, best - self.gap)
+                lb0, lb1 = lbs[0][ks[0]], lbs[1][ks[1]]
+                if lb0 + lb1 == INF or _above(lb0 + lb1 + c, u):
+                    self.pruned += 1
+                    lb_split = min(lb_split, lb0 + lb1 + c)
+                    continue
+                A, okA = self.best(rows[0], d - 1, ks[0], child, u - c - lb1)
+                lbs[0][ks[0]] = max(lb0, A)
+                if not okA or A == INF or _above(A + lb1 + c, u):
+                    lb_split = min(lb_split, A + lb1 + c)
+                    continue
+                Bv, okB = self.best(rows[1], d - 1, ks[1], child, u - c - A)
+                lbs[1][ks[1]] = max(lb1, Bv)
+                if not okB:
+                    lb_split = min(lb_split, A + Bv + c)
+                    continue
+                v = A + Bv + c
+                if v < best:
+                    best, choice = v, (int(f), kl, kr)
+                else:
+                    lb_split = min(lb_split, v)
+            if colsf is None or j + 1 == q:
+                continue
+            for i in (0, 1):  # a bound at budget k holds for the smaller budgets
+                ref_w.insert(0, wS * masks[i])
+                ref_b.insert(0, np.maximum.accumulate(lbs[i][::-1])[::-1])
+            del ref_w[4:], ref_b[4:]
+            W, Bd = np.array(ref_w), np.array(ref_b)
+            on_right = W @ colsf[:, j + 1:]  # (R, rest): each child's weight on each candidate's right side
+            off_left, off_right = on_right, W.sum(axis=1)[:, None] - on_right  # ... missing from its left / right
+            sim_l[j + 1:] = np.maximum((Bd[:, None, :] - off_left[:, :, None]).max(axis=0), 0.0)
+            sim_r[j + 1:] = np.maximum((Bd[:, None, :] - off_right[:, :, None]).max(axis=0), 0.0)
+            least_sum[j + 1:] = (sim_l[j + 1:, kls] + sim_r[j + 1:, krs]).min(axis=1)
+        return best, choice, lb_split
+
+    # ------------------------------------------------------------------ decoding
+    def decode_best(self, S: np.ndarray, d: int, k: int, state: State):
+        """The tree ``best`` found for rows ``S`` (nested tuples as ``Search.decode``)."""
+        k = min(k, (1 << d) - 1)
+        d = min(d, k)
+        if d <= 2:
+            _, i = self._small(S, d, k, state, decoding=True)
+            return self.decode(S, d, k, state, i)
+        rec = self.recs[(S.tobytes(), d, state)][k]
+        assert rec.val is not None
+        if rec.choice is None:
+            return ("leaf", self.leaf(S)[1])
+        f, kl, kr = rec.choice
+        col = self.B[S, f]
+        child = self.ingr.child(state, f)
+        return ("split", f, self.decode_best(S[~col], d - 1, kl, child), self.decode_best(S[col], d - 1, kr, child))
