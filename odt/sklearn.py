@@ -185,9 +185,7 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
         """The fitted classifier's picture (Jupyter shows it for a fitted estimator)."""
         if not hasattr(self, "classifier_"):
             return None
-        from odt.compiler.classifiers.render import to_svg
-
-        return to_svg(self.classifier_)
+        return self.classifier_._repr_svg_()
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, str]:
         bundle = super()._repr_mimebundle_(**kwargs)
