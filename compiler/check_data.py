@@ -7,11 +7,13 @@ the weight or id column) declared as a feature or dropped, ``quantiles(k)`` with
 """
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from . import ast
 from .data import ColumnRule, Dataset, DataSpec, RawTable, build_dataset, read_csv
-from .errors import Collector, OdtDataError, OdtTypeError
+from .errors import Collector, OdtDataError, OdtTypeError, UnsupportedConstruct
+from .missing import resolve_missing
 from .source import Span
 
 _RULE_WORD = {"categorical": "categorical", "binary": "binary", "numeric": "numeric", "drop": "dropped"}
@@ -28,6 +30,9 @@ def data_spec(block: ast.DataBlock | None, errs: Collector | None = None) -> Dat
     drop: list[str] = []
     spans: dict[str, Span] = {}
     declared: dict[str, tuple[str, Span]] = {}  # column -> (how, where) for duplicates
+    missing: tuple[str, ...] = ()
+    missing_policy: str | None = None
+    missing_span: Span | None = None
 
     def declare(n: ast.Name, how: str) -> bool:
         if n.text in declared:
@@ -66,7 +71,30 @@ def data_spec(block: ast.DataBlock | None, errs: Collector | None = None) -> Dat
                 for n in names:
                     if declare(n, "dropped"):
                         drop.append(n.text)
-    return DataSpec(roles["target"], roles["weight"], roles["id"], rules, tuple(drop), spans)
+            case ast.MissingItem(markers=markers, policy=policy):
+                if missing:
+                    errs.add(OdtTypeError, "the data block declares its missing values twice", item.span,
+                             'list every marker in one declaration:  missing "?", "NA"')
+                    continue
+                missing = markers
+                missing_span = item.span
+                missing_policy = _missing_policy(policy, errs)
+    return DataSpec(roles["target"], roles["weight"], roles["id"], rules, tuple(drop), spans,
+                    missing, missing_policy, missing_span)
+
+
+def _missing_policy(policy: ast.Name | None, errs: Collector) -> str | None:
+    """What a missing numeric or binary cell means: ``drop`` its row, or (no word) an error."""
+    if policy is None or policy.text == "drop":
+        return None if policy is None else "drop"
+    if policy.text == "learn":
+        errs.add(UnsupportedConstruct, "missing (learn), a default direction learned for each split, is not "
+                 "supported yet", policy.span, "use (drop) to drop the rows with a missing number, or declare the "
+                 "column categorical (missing is then a category of its own)")
+        return "learn"  # refused: check_dataset builds no dataset, so only this error is reported
+    errs.add(OdtTypeError, f"unknown missing-value policy '{policy.text}'", policy.span,
+             "write (drop): rows with a missing numeric or binary cell are dropped")
+    return None
 
 
 def _numeric_rule(b: ast.Binarization | None, span: Span, errs: Collector) -> ColumnRule:
@@ -135,8 +163,14 @@ def check_dataset(program: ast.Program, table: RawTable, errs: Collector) -> Dat
     spec = data_spec(blocks[0] if blocks else None, errs)
     if not check_roles(spec, table, errs):
         return None
+    if spec.missing_policy == "learn":
+        return None
     try:
-        return build_dataset(table, spec)
+        if not spec.missing:
+            return build_dataset(table, spec)
+        target = spec.target or ("class" if "class" in table.columns else list(table.columns)[-1])
+        kept, dropped = resolve_missing(table, spec, target)
+        return dataclasses.replace(build_dataset(kept, spec), dropped_rows=tuple(int(r) for r in dropped))
     except OdtDataError as exc:
         errs.absorb(exc)
         return None

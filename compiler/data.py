@@ -133,10 +133,12 @@ class Binarizer:
 class RawTable:
     """Columns of raw values (strings or numbers) with names and a source name for errors."""
 
-    def __init__(self, name: str, columns: dict[str, np.ndarray], first_line: int | None = None):
+    def __init__(self, name: str, columns: dict[str, np.ndarray], first_line: int | None = None,
+                 row_numbers: np.ndarray | None = None):
         self.name = name
         self.columns = columns
         self.first_line = first_line  # file line of data row 1, for CSV input
+        self.row_numbers = row_numbers  # 0-based input row of each row, when rows were dropped
         lengths = {len(v) for v in columns.values()}
         self.n_rows = lengths.pop() if lengths else 0
         self._numbers: dict[str, np.ndarray] = {}  # memoised conversions, one per column
@@ -145,6 +147,8 @@ class RawTable:
 
     def where(self, row: int) -> str:
         """Human location of 0-based data row ``row``."""
+        if self.row_numbers is not None:
+            row = int(self.row_numbers[row])
         if self.first_line is not None:
             return f"row {row + 1} (line {row + self.first_line})"
         return f"row {row + 1}"
@@ -335,8 +339,10 @@ def _all_numbers(text: str, width: int) -> np.ndarray | None:
     return body
 
 
-def table_from_python(data: Any, target: Any = None, name: str = "<data>") -> RawTable:
-    """A RawTable from a pandas DataFrame, a dict of columns, or numpy X (with ``target`` y)."""
+def table_from_python(data: Any, target: Any = None, name: str = "<data>", missing: bool = False) -> RawTable:
+    """A RawTable from a pandas DataFrame, a dict of columns, or numpy X (with ``target`` y).
+    Missing cells (NaN, None, empty text) are an error unless ``missing`` (the program
+    declares what they mean: ``missing "?" (drop)``)."""
     if hasattr(data, "columns") and hasattr(data, "to_numpy"):  # pandas DataFrame
         columns = {str(c): _column_array(data[c].to_numpy()) for c in data.columns}
     elif isinstance(data, Mapping):
@@ -353,15 +359,19 @@ def table_from_python(data: Any, target: Any = None, name: str = "<data>") -> Ra
     lengths = {len(v) for v in columns.values()}
     if len(lengths) > 1:
         raise OdtDataError(f"{name}: columns have different lengths {sorted(lengths)}")
+    hint = 'declare what a missing cell means in the data block:  missing "?" (drop)  (NaN and None count as missing)'
     for col, values in columns.items():
+        if missing:
+            break
         if values.dtype.kind == "O":
             for i, v in enumerate(values):
                 if v is None or (isinstance(v, float) and math.isnan(v)) or (isinstance(v, str) and v.strip() == ""):
-                    raise OdtDataError(f"{name}: column '{col}', {table.where(i)}: missing value")
+                    raise OdtDataError(f"{name}: column '{col}', {table.where(i)}: missing value", hint=hint)
         elif values.dtype.kind == "f":
             bad = np.flatnonzero(np.isnan(values))
             if bad.size:
-                raise OdtDataError(f"{name}: column '{col}', {table.where(int(bad[0]))}: missing value (NaN)")
+                raise OdtDataError(f"{name}: column '{col}', {table.where(int(bad[0]))}: missing value (NaN)",
+                                   hint=hint)
     return table
 
 
@@ -391,6 +401,9 @@ class DataSpec:
     rules: Mapping[str, ColumnRule] = field(default_factory=dict)
     drop: tuple[str, ...] = ()
     spans: Mapping[str, Span] = field(default_factory=dict)  # where each named column was mentioned
+    missing: tuple[str, ...] = ()  # texts marking a missing cell (``missing "?"``); none: missing is an error
+    missing_policy: str | None = None  # "drop": rows with a missing numeric/binary cell are dropped
+    missing_span: Span | None = None
 
 
 @dataclass(frozen=True)
@@ -405,6 +418,7 @@ class Dataset:
     ids: tuple[str, ...] | None
     binarizer: Binarizer
     raw_numeric: tuple[str, ...]  # columns whose every midpoint is a cut (S7): thresholds(all), raw or inferred
+    dropped_rows: tuple[int, ...] = ()  # input rows (0-based) dropped for a missing numeric cell (missing ... (drop))
 
     @cached_property
     def X(self) -> np.ndarray:
@@ -568,6 +582,10 @@ def _first_duplicate(values: Sequence[str]) -> str | None:
     return None
 
 
+#: Texts that usually mark a missing cell: a numeric column holding one is told about ``missing``.
+_MARKERS = {"?", "na", "n/a", "nan", "null", "none", "-", "--", ".", "missing"}
+
+
 def _infer_rule(table: RawTable, col: str) -> ColumnRule:
     values = table.columns[col]
     if values.dtype.kind in "biuf":
@@ -581,9 +599,13 @@ def _infer_rule(table: RawTable, col: str) -> ColumnRule:
     numeric = np.array([_is_number(t) for t in texts], dtype=bool)
     if numeric.any():
         i = int(np.flatnonzero(~numeric[inverse])[0])
+        cell = str(texts[inverse[i]])
         raise OdtDataError(
             f"{table.name}: column '{col}' is numeric but {table.where(i)} holds '{texts[inverse[i]]}'",
-            hint=f"declare 'categorical {col}' (every value a category) or 'drop {col}', or clean the value",
+            hint=(f"if '{cell}' marks a missing value, declare  missing \"{cell}\" (drop)  (rows with a missing "
+                  f"number are dropped); else 'categorical {col}' (every value a category) or 'drop {col}'"
+                  if cell.strip().lower() in _MARKERS else
+                  f"declare 'categorical {col}' (every value a category) or 'drop {col}', or clean the value"),
         )
     return ColumnRule("categorical")
 
