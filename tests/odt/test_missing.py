@@ -93,3 +93,19 @@ def test_python_data_nan_and_none_are_missing_once_declared():
     with pytest.raises(OdtDataError, match=r"column 'x', row 3: missing value \(NaN\)") as exc:
         odt.compile(text.replace(' missing "?" (drop)', ""), data=df)
     assert 'missing "?" (drop)' in exc.value.diagnostics[0].hint
+
+
+def test_the_estimator_takes_missing_cells_with_missing_drop():
+    from odt.sklearn import ODTClassifier
+
+    df = pd.read_csv(DATA / "credit-approval.csv", na_values="?")
+    X, y = df.drop(columns="class"), df["class"]
+    with pytest.raises(ValueError, match=r"column 'A1', row \d+: missing value"):
+        ODTClassifier(max_depth=1).fit(X, y)
+    est = ODTClassifier(max_depth=2, missing="drop").fit(X, y)
+    assert est.verified_ and len(est.result_.classifier.features) > 0
+    numbers_present = X[["A2", "A14"]].notna().all(axis=1)
+    assert est._repr_svg_() is not None and len(X) - numbers_present.sum() == 24  # the dropped rows
+    rows = X[numbers_present & X["A1"].isna()]  # a missing category: predicted, as a category
+    assert len(rows) > 0 and set(est.predict(rows)) <= {"+", "-"}
+    np.testing.assert_allclose(est.predict_proba(rows).sum(axis=1), 1.0)
