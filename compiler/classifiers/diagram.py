@@ -24,7 +24,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from ..data import Binarizer, Feature
-from .common import SCHEMA, Seen, as_table, save_json
+from .common import SCHEMA, Seen, as_table, binarize_rows, save_json
 from .render import Arc, Box, to_svg
 from .tree import Leaf, Split, Tree
 
@@ -146,7 +146,7 @@ class Diagram:
         A row with a category the training data did not have is an error naming its column
         and row, or (``unknown="majority"``) gets the training majority class."""
         table = as_table(data, self.input_columns)
-        idx = self.seen.resolve(table, self.predict_binary(Binarizer(self.features).transform(table)), unknown)
+        idx = self.seen.resolve(table, self.predict_binary(binarize_rows(self.features, table)), unknown)
         return np.array([self.classes[i] for i in idx],
                         dtype=object if any(isinstance(c, str) for c in self.classes) else None)
 

@@ -81,6 +81,8 @@ def test_a_missing_number_at_prediction_is_a_clear_error_naming_column_and_row()
     row = raw[raw[used[0]] == "?"].head(1)
     with pytest.raises(OdtDataError, match=rf"column '({'|'.join(used)})', row 1: '\?' is not a number"):
         res.classifier.predict(row)  # a row (drop) would have dropped is not classified
+    with pytest.raises(OdtDataError, match="so this row cannot be classified"):
+        res.classifier.predict(row)
 
 
 def test_python_data_nan_and_none_are_missing_once_declared():
