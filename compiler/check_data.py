@@ -12,7 +12,7 @@ from pathlib import Path
 
 from . import ast
 from .data import ColumnRule, Dataset, DataSpec, RawTable, build_dataset, read_csv
-from .errors import Collector, OdtDataError, OdtTypeError, UnsupportedConstruct
+from .errors import Collector, OdtDataError, OdtTypeError
 from .missing import resolve_missing
 from .source import Span
 
@@ -84,16 +84,14 @@ def data_spec(block: ast.DataBlock | None, errs: Collector | None = None) -> Dat
 
 
 def _missing_policy(policy: ast.Name | None, errs: Collector) -> str | None:
-    """What a missing numeric or binary cell means: ``drop`` its row, or (no word) an error."""
+    """What a missing numeric or binary cell means: ``learn`` (each split sends it to the side
+    the solver chooses), ``drop`` its row, or (no word) an error."""
     if policy is None or policy.text == "drop":
         return None if policy is None else "drop"
     if policy.text == "learn":
-        errs.add(UnsupportedConstruct, "missing (learn), a default direction learned for each split, is not "
-                 "supported yet", policy.span, "use (drop) to drop the rows with a missing number, or declare the "
-                 "column categorical (missing is then a category of its own)")
-        return "learn"  # refused: check_dataset builds no dataset, so only this error is reported
+        return "learn"
     errs.add(OdtTypeError, f"unknown missing-value policy '{policy.text}'", policy.span,
-             "write (drop): rows with a missing numeric or binary cell are dropped")
+             "write (learn): each split learns where a missing number goes, or (drop): such rows are dropped")
     return None
 
 
@@ -163,13 +161,18 @@ def check_dataset(program: ast.Program, table: RawTable, errs: Collector) -> Dat
     spec = data_spec(blocks[0] if blocks else None, errs)
     if not check_roles(spec, table, errs):
         return None
-    if spec.missing_policy == "learn":
-        return None
     try:
         if not spec.missing:
             return build_dataset(table, spec)
         target = spec.target or ("class" if "class" in table.columns else list(table.columns)[-1])
-        kept, dropped = resolve_missing(table, spec, target)
+        kept, dropped, learn = resolve_missing(table, spec, target)
+        if learn:  # every cut of these columns twice: missing to the yes side, or to the no side
+            rules = dict(spec.rules)
+            for col in learn:
+                rule = rules.get(col)
+                numeric = rule if rule is not None and rule.kind == "numeric" else ColumnRule("numeric", span=spec.spans.get(col))
+                rules[col] = dataclasses.replace(numeric, missing=spec.missing)
+            spec = dataclasses.replace(spec, rules=rules)
         return dataclasses.replace(build_dataset(kept, spec), dropped_rows=tuple(int(r) for r in dropped))
     except OdtDataError as exc:
         errs.absorb(exc)

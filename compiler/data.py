@@ -32,7 +32,10 @@ class Feature(NamedTuple):
     """One binary feature of the model.
 
     kind ``binary``: column value == 1; ``threshold``: column value <= threshold;
-    ``category``: column value == category (one-hot); ``oblique`` (S6): the hyperplane test
+    ``category``: column value == category (one-hot); a ``threshold`` whose ``category`` is
+    ``missing:yes|<markers>`` or ``missing:no|<markers>`` (``missing ... (learn)``) also
+    routes a missing cell (one of the markers, NaN or None) to its yes or no side — the
+    direction a split learns is the choice between the two; ``oblique`` (S6): the hyperplane test
     sum(coef * value) >= threshold, where a term's value is the raw number of its column,
     or, for a term with a category, 1 when the column holds that category.
     """
@@ -48,7 +51,9 @@ class Feature(NamedTuple):
         if self.kind == "binary":
             return self.column
         if self.kind == "threshold":
-            return f"{self.column} <= {self.threshold:g}"
+            rule = missing_rule(self)
+            side = "" if rule is None else f" (missing: {'yes' if rule[0] else 'no'})"
+            return f"{self.column} <= {self.threshold:g}{side}"
         if self.kind == "oblique":
             text = ""
             for i, (col, cat, c) in enumerate(self.terms):
@@ -73,6 +78,41 @@ class Feature(NamedTuple):
     def from_json(obj: Mapping[str, Any]) -> "Feature":
         terms = tuple((t[0], t[1], float(t[2])) for t in obj.get("terms", ()))
         return Feature(obj["column"], obj["kind"], obj.get("threshold"), obj.get("category"), terms)
+
+
+def missing_rule(feat: Feature) -> tuple[bool, tuple[str, ...]] | None:
+    """For a threshold feature with a learned missing direction: (missing goes to the yes
+    side, the markers); None for every other feature.
+
+    >>> missing_rule(Feature("age", "threshold", 40.0, "missing:yes|?|NA"))
+    (True, ('?', 'NA'))
+    """
+    if feat.category is None or not feat.category.startswith("missing:"):
+        return None
+    side, *markers = feat.category[len("missing:"):].split("|")
+    return side == "yes", tuple(markers)
+
+
+def numbers_or_missing(table: "RawTable", column: str, markers: tuple[str, ...]) -> np.ndarray:
+    """The column as float64 with NaN for a missing cell (a marker, NaN or None); a cell
+    that is neither a number nor missing is an error naming column and row."""
+    values = table.columns[column]
+    if values.dtype.kind in "biuf":
+        return values.astype(float)
+    out = np.empty(len(values), dtype=float)
+    wanted = set(markers)
+    for i, v in enumerate(values):
+        if v is None or (isinstance(v, float) and math.isnan(v)) or str(v).strip() in wanted:
+            out[i] = np.nan
+            continue
+        try:
+            out[i] = float(v)
+        except (TypeError, ValueError):
+            raise OdtDataError(f"{table.name}: column '{column}', {table.where(i)}: '{v}' is neither a number "
+                               f"nor a missing-value marker ({', '.join(markers)})") from None
+        if not math.isfinite(out[i]):
+            raise OdtDataError(f"{table.name}: column '{column}', {table.where(i)}: non-finite value '{v}'")
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +159,14 @@ class Binarizer:
                 continue
             if feat.kind == "category":
                 out[:, j] = table.strings(feat.column) == feat.category
+                continue
+            rule = missing_rule(feat) if feat.kind == "threshold" else None
+            if rule is not None:  # a learned direction: missing cells go to the yes or the no side
+                key = "\x00missing\x00" + feat.column + "\x00" + "\x00".join(rule[1])
+                if key not in numeric_cache:
+                    numeric_cache[key] = numbers_or_missing(table, feat.column, rule[1])
+                values = numeric_cache[key]
+                out[:, j] = (values <= feat.threshold) | (np.isnan(values) & rule[0])
                 continue
             if feat.column not in numeric_cache:
                 numeric_cache[feat.column] = table.numbers(feat.column)
@@ -391,6 +439,7 @@ class ColumnRule:
     k: int = 0
     values: tuple[float, ...] = ()
     span: Span | None = None
+    missing: tuple[str, ...] = ()  # markers, when a split learns where a missing cell goes (missing ... (learn))
 
 
 @dataclass(frozen=True, slots=True)
@@ -402,7 +451,7 @@ class DataSpec:
     drop: tuple[str, ...] = ()
     spans: Mapping[str, Span] = field(default_factory=dict)  # where each named column was mentioned
     missing: tuple[str, ...] = ()  # texts marking a missing cell (``missing "?"``); none: missing is an error
-    missing_policy: str | None = None  # "drop": rows with a missing numeric/binary cell are dropped
+    missing_policy: str | None = None  # "drop" (rows with a missing number are dropped) or "learn"
     missing_span: Span | None = None
 
 
@@ -602,8 +651,8 @@ def _infer_rule(table: RawTable, col: str) -> ColumnRule:
         cell = str(texts[inverse[i]])
         raise OdtDataError(
             f"{table.name}: column '{col}' is numeric but {table.where(i)} holds '{texts[inverse[i]]}'",
-            hint=(f"if '{cell}' marks a missing value, declare  missing \"{cell}\" (drop)  (rows with a missing "
-                  f"number are dropped); else 'categorical {col}' (every value a category) or 'drop {col}'"
+            hint=(f"if '{cell}' marks a missing value, declare  missing \"{cell}\" (learn)  (each split learns "
+                  f"where it goes) or (drop) (its rows are dropped); else 'categorical {col}' (every value a category) or 'drop {col}'"
                   if cell.strip().lower() in _MARKERS else
                   f"declare 'categorical {col}' (every value a category) or 'drop {col}', or clean the value"),
         )
@@ -611,6 +660,12 @@ def _infer_rule(table: RawTable, col: str) -> ColumnRule:
 
 
 def _features_of(table: RawTable, col: str, rule: ColumnRule, raw: list[str]) -> list[Feature]:
+    if rule.missing:  # every cut twice: a missing cell on its yes side, or on its no side
+        values = numbers_or_missing(table, col, rule.missing)
+        present = values[~np.isnan(values)]
+        marks = "|".join(rule.missing)
+        return [Feature(col, "threshold", t, f"missing:{side}|{marks}")
+                for t in _thresholds(present, rule) for side in ("yes", "no")]
     if rule.kind == "categorical":
         cats = sorted(set(table.strings(col)))
         return [Feature(col, "category", category=c) for c in cats]

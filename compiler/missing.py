@@ -10,9 +10,12 @@ undeclared, the kind of its present cells (all numbers: numeric, else categorica
   (a pandas NaN or None becomes that text), so a split can test ``column == ?`` and
   ``predict`` routes a missing cell the same way;
 * numeric or binary: with ``(drop)`` the row is dropped (the data rows that remain keep
-  their numbers in later messages); with no policy it is an error naming the column, the
-  row and the declaration that would accept it. ``(learn)``, a default direction learned
-  per split, is refused by the checker (not yet supported).
+  their numbers in later messages); with ``(learn)`` the row stays and each split learns
+  where a missing cell goes: the column's every cut point becomes two features, one
+  sending a missing cell to its yes side and one to its no side
+  (``data.missing_rule``), and the solver picks one per split — exact, on every backend,
+  at twice the features of that column; with no policy it is an error naming the column,
+  the row and the declaration that would accept it.
 
 Invariants: a table without missing cells comes back as it is; the target, weight and id
 columns and the dropped columns are never read here.
@@ -42,9 +45,10 @@ def missing_mask(values: np.ndarray, markers: tuple[str, ...]) -> np.ndarray:
                         or type(v).__name__ in ("NAType", "NaTType") for v in values), dtype=bool, count=len(values))
 
 
-def resolve_missing(table: RawTable, spec: DataSpec, target: str) -> tuple[RawTable, np.ndarray]:
+def resolve_missing(table: RawTable, spec: DataSpec, target: str) -> tuple[RawTable, np.ndarray, list[str]]:
     """The table with categorical missing cells named by the first marker and, under
-    ``(drop)``, the rows with a missing numeric or binary cell removed; and those rows.
+    ``(drop)``, the rows with a missing numeric or binary cell removed; those rows; and,
+    under ``(learn)``, the numeric or binary columns that hold a missing cell.
 
     Raises:
         OdtDataError: a missing numeric or binary cell without ``(drop)``, or every row dropped.
@@ -54,6 +58,7 @@ def resolve_missing(table: RawTable, spec: DataSpec, target: str) -> tuple[RawTa
     columns = dict(table.columns)
     drop = np.zeros(table.n_rows, dtype=bool)
     first: dict[str, int] = {}  # numeric column -> its first missing row
+    changed = False  # a categorical column was filled in
     for col, values in table.columns.items():
         if col in skip:
             continue
@@ -68,13 +73,19 @@ def resolve_missing(table: RawTable, spec: DataSpec, target: str) -> tuple[RawTa
             filled = values.astype(object)
             filled[mask] = markers[0]
             columns[col] = filled
+            changed = True
             continue
         first[col] = int(np.flatnonzero(mask)[0])
+        if spec.missing_policy == "learn":
+            continue
         drop |= mask
         if values.dtype.kind == "O":  # the marker cells are gone (dropped) or an error: keep numbers only
             filled = values.copy()
             filled[mask] = "nan"
             columns[col] = filled
+    if spec.missing_policy == "learn":
+        return (RawTable(table.name, columns, table.first_line, table.row_numbers)
+                if changed else table), np.zeros(0, dtype=np.int64), list(first)
     if first and spec.missing_policy != "drop":
         problems = []
         for col, i in first.items():
@@ -82,19 +93,20 @@ def resolve_missing(table: RawTable, spec: DataSpec, target: str) -> tuple[RawTa
             problems.append(OdtDataError(
                 f"{table.name}: column '{col}', {table.where(i)}: missing value '{cell}' in a numeric column",
                 spec.missing_span,
-                f'write  missing {", ".join(_quoted(m) for m in markers)} (drop)  to drop the rows whose numeric '
-                f"or binary cells are missing, or declare  categorical {col}  (missing is then a category)"))
+                f'write  missing {", ".join(_quoted(m) for m in markers)} (learn)  to let each split learn where a '
+                f"missing number goes, (drop) to drop such rows, or declare  categorical {col}  (missing is then "
+                "a category)"))
         raise OdtDataError([d for e in problems for d in e.diagnostics])
     if not drop.any():
         return (RawTable(table.name, columns, table.first_line, table.row_numbers)
-                if columns != table.columns else table), np.zeros(0, dtype=np.int64)
+                if changed else table), np.zeros(0, dtype=np.int64), []
     keep = ~drop
     if not keep.any():
         raise OdtDataError(f"{table.name}: every row has a missing numeric or binary cell, so (drop) leaves no data",
                            spec.missing_span, "drop the columns with most missing cells  (drop <column>)")
     numbers = table.row_numbers if table.row_numbers is not None else np.arange(table.n_rows)
     kept = RawTable(table.name, {c: v[keep] for c, v in columns.items()}, table.first_line, numbers[keep])
-    return kept, np.flatnonzero(drop)
+    return kept, np.flatnonzero(drop), []
 
 
 def _quoted(text: str) -> str:

@@ -72,12 +72,12 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
         backend: ``"auto"``, ``"dp"``, ``"maxsat"``, ``"cp"`` or ``"milp"``.
         time_limit: seconds per fit; on a time-out the best classifier found is kept
             (``status_ == "feasible"``, with ``bound_`` and ``gap_``).
-        missing: None (a missing cell — NaN, None — is an error) or ``"drop"``: a missing
-            text or category cell is a category of its own (``"?"``, so predict routes it
-            the same way), and rows with a missing number are left out of the fit (the
-            program's ``missing "?" (drop)``); predict refuses a row whose missing number
-            the classifier reads, naming column and row (a learned default direction is
-            not supported yet).
+        missing: None (a missing cell — NaN, None — is an error), ``"learn"`` or
+            ``"drop"`` (the program's ``missing "?" (learn)`` / ``(drop)``): a missing text
+            or category cell is a category of its own (``"?"``); a missing number goes,
+            at each split, to the side the solver chose (learn, and predict routes it the
+            same way), or its row is left out of the fit (drop; predict then refuses a row
+            whose missing number the classifier reads, naming column and row).
 
     Fitted attributes: ``classes_``, ``n_features_in_``, ``feature_names_in_`` (for
     DataFrames with string column names), ``classifier_`` (the odt ``Tree``/``Diagram``),
@@ -218,11 +218,11 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
         declares them itself."""
         inject = f"target `{TARGET}`" + (f" weight `{WEIGHT}`" if weights is not None else "")
         if self.missing is not None:
-            if self.missing != "drop":
-                raise OdtInputError(f"missing={self.missing!r}: expected None (a missing value is an error) or "
-                                    "'drop' (rows with a missing number are dropped; in a text or category column "
-                                    "missing is a category of its own)")
-            inject += f' missing "{MISSING}" (drop)'
+            if self.missing not in ("learn", "drop"):
+                raise OdtInputError(f"missing={self.missing!r}: expected None (a missing value is an error), "
+                                    "'learn' (each split learns where a missing number goes) or 'drop' (rows with "
+                                    "a missing number are dropped); a missing text or category is a category")
+            inject += f' missing "{MISSING}" ({self.missing})'
 
         blocks = parse_program(self.program, "<ODTClassifier.program>").of(ast.DataBlock) if self.program else ()
         declared = {n.text for item in (blocks[0].items if blocks else ()) for n in

@@ -1,5 +1,6 @@
-"""Missing values: ``missing "?" (drop)`` in a data block says what a marked cell means —
-a category of its own in a categorical column, a dropped row in a numeric or binary one.
+"""Missing values: ``missing "?" (learn)`` or ``(drop)`` in a data block says what a marked
+cell means — a category of its own in a categorical column; in a numeric or binary one, a
+direction each split learns (learn) or a dropped row (drop).
 Without a declaration a marked numeric cell is an error naming the column, the row and the
 declaration that would accept it. Real UCI files with '?' cells (hepatitis, credit-approval)."""
 from __future__ import annotations
@@ -11,7 +12,7 @@ import pandas as pd
 import pytest
 
 import odt
-from odt.compiler.errors import OdtDataError, OdtTypeError, UnsupportedConstruct
+from odt.compiler.errors import OdtDataError, OdtTypeError
 
 DATA = Path(__file__).resolve().parents[1] / "fixtures" / "data"
 
@@ -25,7 +26,7 @@ def test_without_a_declaration_a_marked_numeric_cell_names_column_row_and_the_de
         odt.compile(_program(""))
     first = exc.value.diagnostics[0]
     assert first.message.endswith("column 'STEROID' is numeric but row 4 (line 5) holds '?'")
-    assert 'missing "?" (drop)' in first.hint
+    assert 'missing "?" (learn)' in first.hint and "(drop)" in first.hint
 
 
 def test_markers_without_a_policy_still_refuse_a_missing_number_and_say_how_to_accept_it():
@@ -34,16 +35,39 @@ def test_markers_without_a_policy_still_refuse_a_missing_number_and_say_how_to_a
     first = exc.value.diagnostics[0]
     assert "column 'STEROID', row 4 (line 5): missing value '?' in a numeric column" in first.message
     assert first.span is not None and first.span.quote() == 'missing "?"'
-    assert 'missing "?" (drop)' in first.hint and "categorical STEROID" in first.hint
+    assert 'missing "?" (learn)' in first.hint and "(drop)" in first.hint and "categorical STEROID" in first.hint
 
 
-def test_a_learned_default_direction_is_refused_as_not_supported_yet():
-    with pytest.raises(UnsupportedConstruct) as exc:
-        odt.compile(_program('missing "?" (learn)'))
-    assert len(exc.value.diagnostics) == 1
-    assert "missing (learn), a default direction learned for each split, is not supported yet" in str(exc.value)
-    with pytest.raises(OdtTypeError, match="unknown missing-value policy 'skip'"):
+@pytest.mark.parametrize("backend", ["dp", "maxsat", "cp", "milp"])
+@pytest.mark.parametrize("labels, side", [([0, 0, 1, 1, 1, 1], "no"), ([1, 1, 0, 0, 1, 1], "yes")])
+def test_learn_lets_each_split_choose_where_a_missing_number_goes(backend, labels, side):
+    """x is missing on the last two rows, both of class 1: one split is exact only if it
+    sends them to the side of class 1, which is 'no' in the first data set, 'yes' in the other."""
+    data = {"x": ["1", "2", "3", "4", "?", "?"], "class": labels}
+    text = 'data { target class missing "?" (learn) }\nmodel tree(depth <= 1)\nminimize errors'
+    res = odt.compile(text, data=data).solve(backend=backend, time_limit=60)
+    assert res.status == "optimal" and res.objective == 0 and res.verified
+    assert [f.name for f in res.classifier.features] == [f"x <= 2.5 (missing: {side})"]
+    assert list(res.classifier.predict({"x": ["?", "1", "4"]})) == [1, labels[0], labels[3]]
+
+
+def test_learn_keeps_every_row_and_predict_routes_missing_cells_as_in_training(tmp_path):
+    prog = odt.compile(_program('missing "?" (learn)'))
+    assert prog.dataset.n_rows == 155 and prog.dataset.dropped_rows == ()
+    res = prog.solve()
+    assert res.status == "optimal" and res.verified
+    raw = pd.read_csv(DATA / "hepatitis.csv", dtype=str)
+    wrong = (res.classifier.predict(raw.drop(columns="class")).astype(str) != raw["class"].to_numpy()).sum()
+    assert wrong == res.train_errors  # the '?' rows predicted exactly as the solver counted them
+    res.classifier.save(tmp_path / "m.json")
+    again = odt.load_classifier(tmp_path / "m.json")
+    assert (again.predict(raw) == res.classifier.predict(raw)).all()
+
+
+def test_an_unknown_policy_names_the_two_there_are():
+    with pytest.raises(OdtTypeError, match="unknown missing-value policy 'skip'") as exc:
         odt.compile(_program('missing "?" (skip)'))
+    assert "(learn)" in str(exc.value) and "(drop)" in str(exc.value)
 
 
 def test_drop_removes_the_rows_with_a_missing_number_and_trains_on_the_rest():
@@ -111,3 +135,14 @@ def test_the_estimator_takes_missing_cells_with_missing_drop():
     rows = X[numbers_present & X["A1"].isna()]  # a missing category: predicted, as a category
     assert len(rows) > 0 and set(est.predict(rows)) <= {"+", "-"}
     np.testing.assert_allclose(est.predict_proba(rows).sum(axis=1), 1.0)
+
+
+def test_the_estimator_learns_where_missing_numbers_go():
+    from odt.sklearn import ODTClassifier
+
+    df = pd.read_csv(DATA / "hepatitis.csv", na_values="?")
+    X, y = df.drop(columns="class"), df["class"]
+    est = ODTClassifier(max_depth=2, missing="learn").fit(X, y)
+    direct = odt.compile(_program('missing "?" (learn)')).solve()
+    assert est.objective_ == direct.objective  # every row kept, as the program
+    assert (est.predict(X) == direct.classifier.predict(pd.read_csv(DATA / "hepatitis.csv", dtype=str))).all()
