@@ -11,6 +11,7 @@ Needs scikit-learn (``pip install "odt-dsl[sklearn]"``).
 """
 from __future__ import annotations
 
+import dataclasses
 import html
 from fractions import Fraction
 from typing import Any, Mapping
@@ -156,8 +157,10 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
             raise OdtInputError(list(exc.diagnostics)) from None
         if res.classifier is None:
             raise OdtError(f"no classifier found within the time limit (status {res.status}); raise time_limit")
-        self.result_ = res
-        self.classifier_ = res.classifier
+        # solved on class indices (the order of classes_); shown and saved with the labels themselves
+        labelled = dataclasses.replace(res.classifier, classes=tuple(self.classes_.tolist()))
+        self.result_ = dataclasses.replace(res, classifier=labelled)
+        self.classifier_ = labelled
         self.status_, self.objective_, self.bound_, self.gap_ = res.status, res.objective, res.bound, res.gap
         self.verified_, self.report_ = res.verified, res.report
         terminals = _terminals(self.classifier_, Binarizer(self.classifier_.features).transform(prog.dataset.table))

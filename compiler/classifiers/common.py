@@ -111,8 +111,8 @@ def as_table(data: Any, input_columns: tuple[str, ...]) -> RawTable:
             arr = arr.reshape(1, -1)
         if len(input_columns) != arr.shape[1]:
             raise OdtDataError(f"expected {len(input_columns)} columns ({', '.join(input_columns)}), got {arr.shape[1]}")
-        return table_from_python({c: arr[:, j] for j, c in enumerate(input_columns)})
-    return table_from_python(data)
+        return table_from_python({c: arr[:, j] for j, c in enumerate(input_columns)}, missing=True)
+    return table_from_python(data, missing=True)  # a missing cell is judged by the features that read it
 
 
 
