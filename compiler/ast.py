@@ -129,7 +129,16 @@ class DropItem:
     span: Span
 
 
-DataItem = Union[TargetItem, WeightItem, IdItem, CategoricalItem, BinaryItem, NumericItem, DropItem]
+@dataclass(frozen=True, slots=True)
+class MissingItem:
+    """``missing "?", "NA" (drop)``: cell texts that mark a missing value, and what a
+    missing value in a numeric or binary column means (``drop`` its row; none: an error)."""
+    markers: tuple[str, ...]
+    policy: Name | None
+    span: Span
+
+
+DataItem = Union[TargetItem, WeightItem, IdItem, CategoricalItem, BinaryItem, NumericItem, DropItem, MissingItem]
 
 
 @dataclass(frozen=True, slots=True)

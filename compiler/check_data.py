@@ -7,11 +7,13 @@ the weight or id column) declared as a feature or dropped, ``quantiles(k)`` with
 """
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from . import ast
 from .data import ColumnRule, Dataset, DataSpec, RawTable, build_dataset, read_csv
 from .errors import Collector, OdtDataError, OdtTypeError
+from .missing import resolve_missing
 from .source import Span
 
 _RULE_WORD = {"categorical": "categorical", "binary": "binary", "numeric": "numeric", "drop": "dropped"}
@@ -28,6 +30,9 @@ def data_spec(block: ast.DataBlock | None, errs: Collector | None = None) -> Dat
     drop: list[str] = []
     spans: dict[str, Span] = {}
     declared: dict[str, tuple[str, Span]] = {}  # column -> (how, where) for duplicates
+    missing: tuple[str, ...] = ()
+    missing_policy: str | None = None
+    missing_span: Span | None = None
 
     def declare(n: ast.Name, how: str) -> bool:
         if n.text in declared:
@@ -66,7 +71,28 @@ def data_spec(block: ast.DataBlock | None, errs: Collector | None = None) -> Dat
                 for n in names:
                     if declare(n, "dropped"):
                         drop.append(n.text)
-    return DataSpec(roles["target"], roles["weight"], roles["id"], rules, tuple(drop), spans)
+            case ast.MissingItem(markers=markers, policy=policy):
+                if missing:
+                    errs.add(OdtTypeError, "the data block declares its missing values twice", item.span,
+                             'list every marker in one declaration:  missing "?", "NA"')
+                    continue
+                missing = markers
+                missing_span = item.span
+                missing_policy = _missing_policy(policy, errs)
+    return DataSpec(roles["target"], roles["weight"], roles["id"], rules, tuple(drop), spans,
+                    missing, missing_policy, missing_span)
+
+
+def _missing_policy(policy: ast.Name | None, errs: Collector) -> str | None:
+    """What a missing numeric or binary cell means: ``learn`` (each split sends it to the side
+    the solver chooses), ``drop`` its row, or (no word) an error."""
+    if policy is None or policy.text == "drop":
+        return None if policy is None else "drop"
+    if policy.text == "learn":
+        return "learn"
+    errs.add(OdtTypeError, f"unknown missing-value policy '{policy.text}'", policy.span,
+             "write (learn): each split learns where a missing number goes, or (drop): such rows are dropped")
+    return None
 
 
 def _numeric_rule(b: ast.Binarization | None, span: Span, errs: Collector) -> ColumnRule:
@@ -136,7 +162,18 @@ def check_dataset(program: ast.Program, table: RawTable, errs: Collector) -> Dat
     if not check_roles(spec, table, errs):
         return None
     try:
-        return build_dataset(table, spec)
+        if not spec.missing:
+            return build_dataset(table, spec)
+        target = spec.target or ("class" if "class" in table.columns else list(table.columns)[-1])
+        kept, dropped, learn = resolve_missing(table, spec, target)
+        if learn:  # every cut of these columns twice: missing to the yes side, or to the no side
+            rules = dict(spec.rules)
+            for col in learn:
+                rule = rules.get(col)
+                numeric = rule if rule is not None and rule.kind == "numeric" else ColumnRule("numeric", span=spec.spans.get(col))
+                rules[col] = dataclasses.replace(numeric, missing=spec.missing)
+            spec = dataclasses.replace(spec, rules=rules)
+        return dataclasses.replace(build_dataset(kept, spec), dropped_rows=tuple(int(r) for r in dropped))
     except OdtDataError as exc:
         errs.absorb(exc)
         return None

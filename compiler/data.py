@@ -32,7 +32,10 @@ class Feature(NamedTuple):
     """One binary feature of the model.
 
     kind ``binary``: column value == 1; ``threshold``: column value <= threshold;
-    ``category``: column value == category (one-hot); ``oblique`` (S6): the hyperplane test
+    ``category``: column value == category (one-hot); a ``threshold`` whose ``category`` is
+    ``missing:yes|<markers>`` or ``missing:no|<markers>`` (``missing ... (learn)``) also
+    routes a missing cell (one of the markers, NaN or None) to its yes or no side — the
+    direction a split learns is the choice between the two; ``oblique`` (S6): the hyperplane test
     sum(coef * value) >= threshold, where a term's value is the raw number of its column,
     or, for a term with a category, 1 when the column holds that category.
     """
@@ -48,7 +51,9 @@ class Feature(NamedTuple):
         if self.kind == "binary":
             return self.column
         if self.kind == "threshold":
-            return f"{self.column} <= {self.threshold:g}"
+            rule = missing_rule(self)
+            side = "" if rule is None else f" (missing: {'yes' if rule[0] else 'no'})"
+            return f"{self.column} <= {self.threshold:g}{side}"
         if self.kind == "oblique":
             text = ""
             for i, (col, cat, c) in enumerate(self.terms):
@@ -73,6 +78,41 @@ class Feature(NamedTuple):
     def from_json(obj: Mapping[str, Any]) -> "Feature":
         terms = tuple((t[0], t[1], float(t[2])) for t in obj.get("terms", ()))
         return Feature(obj["column"], obj["kind"], obj.get("threshold"), obj.get("category"), terms)
+
+
+def missing_rule(feat: Feature) -> tuple[bool, tuple[str, ...]] | None:
+    """For a threshold feature with a learned missing direction: (missing goes to the yes
+    side, the markers); None for every other feature.
+
+    >>> missing_rule(Feature("age", "threshold", 40.0, "missing:yes|?|NA"))
+    (True, ('?', 'NA'))
+    """
+    if feat.category is None or not feat.category.startswith("missing:"):
+        return None
+    side, *markers = feat.category[len("missing:"):].split("|")
+    return side == "yes", tuple(markers)
+
+
+def numbers_or_missing(table: "RawTable", column: str, markers: tuple[str, ...]) -> np.ndarray:
+    """The column as float64 with NaN for a missing cell (a marker, NaN or None); a cell
+    that is neither a number nor missing is an error naming column and row."""
+    values = table.columns[column]
+    if values.dtype.kind in "biuf":
+        return values.astype(float)
+    out = np.empty(len(values), dtype=float)
+    wanted = set(markers)
+    for i, v in enumerate(values):
+        if v is None or (isinstance(v, float) and math.isnan(v)) or str(v).strip() in wanted:
+            out[i] = np.nan
+            continue
+        try:
+            out[i] = float(v)
+        except (TypeError, ValueError):
+            raise OdtDataError(f"{table.name}: column '{column}', {table.where(i)}: '{v}' is neither a number "
+                               f"nor a missing-value marker ({', '.join(markers)})") from None
+        if not math.isfinite(out[i]):
+            raise OdtDataError(f"{table.name}: column '{column}', {table.where(i)}: non-finite value '{v}'")
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +160,14 @@ class Binarizer:
             if feat.kind == "category":
                 out[:, j] = table.strings(feat.column) == feat.category
                 continue
+            rule = missing_rule(feat) if feat.kind == "threshold" else None
+            if rule is not None:  # a learned direction: missing cells go to the yes or the no side
+                key = "\x00missing\x00" + feat.column + "\x00" + "\x00".join(rule[1])
+                if key not in numeric_cache:
+                    numeric_cache[key] = numbers_or_missing(table, feat.column, rule[1])
+                values = numeric_cache[key]
+                out[:, j] = (values <= feat.threshold) | (np.isnan(values) & rule[0])
+                continue
             if feat.column not in numeric_cache:
                 numeric_cache[feat.column] = table.numbers(feat.column)
             values = numeric_cache[feat.column]
@@ -133,10 +181,12 @@ class Binarizer:
 class RawTable:
     """Columns of raw values (strings or numbers) with names and a source name for errors."""
 
-    def __init__(self, name: str, columns: dict[str, np.ndarray], first_line: int | None = None):
+    def __init__(self, name: str, columns: dict[str, np.ndarray], first_line: int | None = None,
+                 row_numbers: np.ndarray | None = None):
         self.name = name
         self.columns = columns
         self.first_line = first_line  # file line of data row 1, for CSV input
+        self.row_numbers = row_numbers  # 0-based input row of each row, when rows were dropped
         lengths = {len(v) for v in columns.values()}
         self.n_rows = lengths.pop() if lengths else 0
         self._numbers: dict[str, np.ndarray] = {}  # memoised conversions, one per column
@@ -145,6 +195,8 @@ class RawTable:
 
     def where(self, row: int) -> str:
         """Human location of 0-based data row ``row``."""
+        if self.row_numbers is not None:
+            row = int(self.row_numbers[row])
         if self.first_line is not None:
             return f"row {row + 1} (line {row + self.first_line})"
         return f"row {row + 1}"
@@ -335,8 +387,10 @@ def _all_numbers(text: str, width: int) -> np.ndarray | None:
     return body
 
 
-def table_from_python(data: Any, target: Any = None, name: str = "<data>") -> RawTable:
-    """A RawTable from a pandas DataFrame, a dict of columns, or numpy X (with ``target`` y)."""
+def table_from_python(data: Any, target: Any = None, name: str = "<data>", missing: bool = False) -> RawTable:
+    """A RawTable from a pandas DataFrame, a dict of columns, or numpy X (with ``target`` y).
+    Missing cells (NaN, None, empty text) are an error unless ``missing`` (the program
+    declares what they mean: ``missing "?" (drop)``)."""
     if hasattr(data, "columns") and hasattr(data, "to_numpy"):  # pandas DataFrame
         columns = {str(c): _column_array(data[c].to_numpy()) for c in data.columns}
     elif isinstance(data, Mapping):
@@ -353,15 +407,19 @@ def table_from_python(data: Any, target: Any = None, name: str = "<data>") -> Ra
     lengths = {len(v) for v in columns.values()}
     if len(lengths) > 1:
         raise OdtDataError(f"{name}: columns have different lengths {sorted(lengths)}")
+    hint = 'declare what a missing cell means in the data block:  missing "?" (drop)  (NaN and None count as missing)'
     for col, values in columns.items():
+        if missing:
+            break
         if values.dtype.kind == "O":
             for i, v in enumerate(values):
                 if v is None or (isinstance(v, float) and math.isnan(v)) or (isinstance(v, str) and v.strip() == ""):
-                    raise OdtDataError(f"{name}: column '{col}', {table.where(i)}: missing value")
+                    raise OdtDataError(f"{name}: column '{col}', {table.where(i)}: missing value", hint=hint)
         elif values.dtype.kind == "f":
             bad = np.flatnonzero(np.isnan(values))
             if bad.size:
-                raise OdtDataError(f"{name}: column '{col}', {table.where(int(bad[0]))}: missing value (NaN)")
+                raise OdtDataError(f"{name}: column '{col}', {table.where(int(bad[0]))}: missing value (NaN)",
+                                   hint=hint)
     return table
 
 
@@ -381,6 +439,7 @@ class ColumnRule:
     k: int = 0
     values: tuple[float, ...] = ()
     span: Span | None = None
+    missing: tuple[str, ...] = ()  # markers, when a split learns where a missing cell goes (missing ... (learn))
 
 
 @dataclass(frozen=True, slots=True)
@@ -391,6 +450,9 @@ class DataSpec:
     rules: Mapping[str, ColumnRule] = field(default_factory=dict)
     drop: tuple[str, ...] = ()
     spans: Mapping[str, Span] = field(default_factory=dict)  # where each named column was mentioned
+    missing: tuple[str, ...] = ()  # texts marking a missing cell (``missing "?"``); none: missing is an error
+    missing_policy: str | None = None  # "drop" (rows with a missing number are dropped) or "learn"
+    missing_span: Span | None = None
 
 
 @dataclass(frozen=True)
@@ -405,6 +467,7 @@ class Dataset:
     ids: tuple[str, ...] | None
     binarizer: Binarizer
     raw_numeric: tuple[str, ...]  # columns whose every midpoint is a cut (S7): thresholds(all), raw or inferred
+    dropped_rows: tuple[int, ...] = ()  # input rows (0-based) dropped for a missing numeric cell (missing ... (drop))
 
     @cached_property
     def X(self) -> np.ndarray:
@@ -568,6 +631,10 @@ def _first_duplicate(values: Sequence[str]) -> str | None:
     return None
 
 
+#: Texts that usually mark a missing cell: a numeric column holding one is told about ``missing``.
+_MARKERS = {"?", "na", "n/a", "nan", "null", "none", "-", "--", ".", "missing"}
+
+
 def _infer_rule(table: RawTable, col: str) -> ColumnRule:
     values = table.columns[col]
     if values.dtype.kind in "biuf":
@@ -581,14 +648,24 @@ def _infer_rule(table: RawTable, col: str) -> ColumnRule:
     numeric = np.array([_is_number(t) for t in texts], dtype=bool)
     if numeric.any():
         i = int(np.flatnonzero(~numeric[inverse])[0])
+        cell = str(texts[inverse[i]])
         raise OdtDataError(
             f"{table.name}: column '{col}' is numeric but {table.where(i)} holds '{texts[inverse[i]]}'",
-            hint=f"declare 'categorical {col}' (every value a category) or 'drop {col}', or clean the value",
+            hint=(f"if '{cell}' marks a missing value, declare  missing \"{cell}\" (learn)  (each split learns "
+                  f"where it goes) or (drop) (its rows are dropped); else 'categorical {col}' (every value a category) or 'drop {col}'"
+                  if cell.strip().lower() in _MARKERS else
+                  f"declare 'categorical {col}' (every value a category) or 'drop {col}', or clean the value"),
         )
     return ColumnRule("categorical")
 
 
 def _features_of(table: RawTable, col: str, rule: ColumnRule, raw: list[str]) -> list[Feature]:
+    if rule.missing:  # every cut twice: a missing cell on its yes side, or on its no side
+        values = numbers_or_missing(table, col, rule.missing)
+        present = values[~np.isnan(values)]
+        marks = "|".join(rule.missing)
+        return [Feature(col, "threshold", t, f"missing:{side}|{marks}")
+                for t in _thresholds(present, rule) for side in ("yes", "no")]
     if rule.kind == "categorical":
         cats = sorted(set(table.strings(col)))
         return [Feature(col, "category", category=c) for c in cats]

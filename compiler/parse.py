@@ -196,6 +196,11 @@ class _ToAst(Transformer):
     def drop_item(self, meta, ch):
         return ast.DropItem(ch[0], self.s(meta))
 
+    def missing_item(self, meta, ch):
+        markers = tuple(_unquote(str(c)) for c in ch if isinstance(c, Token))
+        policy = next((c for c in ch if isinstance(c, ast.Name)), None)
+        return ast.MissingItem(markers, policy, self.s(meta))
+
     def numeric_item(self, meta, ch):
         return ast.NumericItem(ch[0], ch[1] if len(ch) > 1 else None, self.s(meta))
 

@@ -17,8 +17,9 @@ if TYPE_CHECKING:  # the eager imports, for type checkers
     from odt.compiler.classifiers import Tree, load_classifier
     from odt.compiler.errors import OdtError
     from odt.program import Program, SolveResult, compile, compile_file
+    from odt.sweeps import sweep
 
-__all__ = ["OdtError", "Program", "SolveResult", "compile", "compile_file", "Tree", "load_classifier"]
+__all__ = ["OdtError", "Program", "SolveResult", "compile", "compile_file", "Tree", "load_classifier", "sweep"]
 
 _WHERE = {
     "OdtError": "odt.compiler.errors",
@@ -28,6 +29,7 @@ _WHERE = {
     "compile_file": "odt.program",
     "Tree": "odt.compiler.classifiers",
     "load_classifier": "odt.compiler.classifiers",
+    "sweep": "odt.sweeps",  # cross-validated grids on Dask (the sweep extra)
 }
 
 

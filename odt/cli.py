@@ -255,6 +255,40 @@ class _Parser(argparse.ArgumentParser):
         self.exit(1, f"{self.prog}: error: {message}\n")
 
 
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from odt.sweeps import SweepError, print_progress, summary, sweep
+
+    grid: dict[str, list[float]] = {}
+    for item in args.grid:
+        name, eq, values = item.partition("=")
+        try:
+            parsed = [float(v) if any(ch in v for ch in ".eE") else int(v) for v in values.split(",") if v.strip()]
+        except ValueError:
+            raise SweepError(f"--grid {item}: the values must be numbers separated by commas, e.g. depth=1,2,3") from None
+        if not eq or not name.strip() or not parsed:
+            raise SweepError(f"--grid {item}: write NAME=V1,V2,..., e.g. --grid depth=1,2,3")
+        if name.strip() in grid:
+            raise SweepError(f"--grid {name.strip()} is given twice: list its values once")
+        grid[name.strip()] = parsed
+    if args.output:
+        check_writable(args.output)
+    if args.plot:
+        check_writable(args.plot)
+    if args.task_time_limit is not None and positive_seconds(args.task_time_limit) is not None:
+        raise SweepError(str(positive_seconds(args.task_time_limit, "task time limit")))
+    scheduler = None if args.scheduler == "none" else args.scheduler
+    frame = sweep(args.program, grid, folds=args.folds, scheduler=scheduler, output=args.output, plot=args.plot,
+                  seed=args.seed, time_limit=args.task_time_limit, backend=args.backend,
+                  progress=None if args.quiet else print_progress)
+    table = summary(frame, [f"param_{n}" for n in grid])
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    best = table.iloc[0]
+    setting = " ".join(f"-D {n}={table[f'param_{n}'].iloc[0]}" for n in grid)
+    print(f"best: {setting}  (mean test accuracy {best['test_mean']:.4f} over {args.folds} folds, "
+          f"mean size {best['size_mean']:.1f})")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="odtc", description="Compile and solve odt programs (optimal decision trees).")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -310,6 +344,22 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--unknown", choices=["error", "majority"], default="error",
                    help="a row with a category not seen in training: an error (default), or the training majority class")
     r.set_defaults(func=cmd_predict)
+
+    w = sub.add_parser("sweep", help="cross-validate a grid of parameter values on Dask (CSV, SVG, best setting)")
+    w.add_argument("program")
+    w.add_argument("--grid", action="append", required=True, metavar="NAME=V1,V2,...",
+                   help="values of one parameter (param NAME = ...); repeat for a grid of every combination")
+    w.add_argument("--folds", type=int, default=5, help="k of the stratified k-fold cross-validation (default 5)")
+    w.add_argument("--scheduler", default="local",
+                   help="'local' (default: an embedded LocalCluster, one worker process per core), a Dask "
+                        "scheduler address (tcp://host:8786), or 'none' (sequential, in this process)")
+    w.add_argument("-o", "--output", help="CSV of every (setting, fold), written as tasks finish")
+    w.add_argument("--plot", help="SVG of mean test accuracy against size, with error bars")
+    w.add_argument("--seed", type=int, default=0, help="fixes the folds (default 0)")
+    w.add_argument("--task-time-limit", type=float, help="seconds for each solve (the best found is measured)")
+    w.add_argument("--backend", help="dp | maxsat | cp | milp | auto")
+    w.add_argument("--quiet", action="store_true", help="no progress bar")
+    w.set_defaults(func=cmd_sweep)
 
     d = sub.add_parser("render", help="print a saved classifier (tree, diagram, BDD) as text, Graphviz DOT or SVG")
     d.add_argument("model")

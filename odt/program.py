@@ -493,7 +493,8 @@ def compile(text: str, data: Any = None, target: Any = None, filename: str = "<s
         given = overrides_from_mapping(params) if isinstance(params, Mapping) else list(params or ())
         ast_program = resolve_params(ast_program, given)
     if data is not None:
-        return Program(check(ast_program, table_from_python(data, target)))
+        missing = any(isinstance(i, ast.MissingItem) for b in ast_program.of(ast.DataBlock) for i in b.items)
+        return Program(check(ast_program, table_from_python(data, target, missing=missing)))
     try:
         table = load_table(ast_program, Path(base_dir) if base_dir is not None else None)
     except OdtDataError as exc:  # reported with every other problem of the program

@@ -3,6 +3,7 @@ the re-evaluation of every constraint, with a human-readable report and a JSON f
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from html import escape
 from typing import Union
 
 from odt.compiler.classifiers import Tree
@@ -44,6 +45,20 @@ class SolveResult:
             lines.append(f"constraint  {c.text}: {_fmt(c.value)} {c.op} {_fmt(c.bound)}  {'holds' if c.holds else 'VIOLATED'}")
         lines.append(f"verified    {'yes' if self.verified else 'NO'}")
         return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        """A short summary for Jupyter: status, objective, bound and gap, time, whether
+        the classifier verified, each constraint's value, then the classifier's picture."""
+        rows = [("status", self.status), ("backend", self.backend), ("time", f"{self.seconds:.2f} s"),
+                ("objective", _fmt(self.objective)), ("bound", _fmt(self.bound)),
+                ("gap", "-" if self.gap is None else f"{self.gap:.2%}"),
+                ("train errors", _fmt(self.train_errors)), ("verified", "yes" if self.verified else "NO")]
+        rows += [(f"constraint {c.text}", f"{_fmt(c.value)} {c.op} {_fmt(c.bound)}: "
+                  f"{'holds' if c.holds else 'VIOLATED'}") for c in self.constraints]
+        cells = "".join(f"<tr><th style='text-align:left'>{escape(k)}</th><td style='text-align:left'>"
+                        f"{escape(str(v))}</td></tr>" for k, v in rows)
+        picture = self.classifier._repr_svg_() if self.classifier is not None else "<p>no classifier</p>"
+        return f"<div><table>{cells}</table>{picture}</div>"
 
     def as_dict(self) -> dict:
         return {

@@ -11,6 +11,7 @@ Needs scikit-learn (``pip install "odt-dsl[sklearn]"``).
 """
 from __future__ import annotations
 
+import dataclasses
 import html
 from fractions import Fraction
 from typing import Any, Mapping
@@ -32,6 +33,9 @@ from odt.program import compile as compile_program
 #: (quoted names, so no feature of X can take them).
 TARGET = "__odt_y__"
 WEIGHT = "__odt_w__"
+#: With ``missing="drop"``: the marker of a missing cell (NaN and None count too), and the
+#: name of the category a missing text or category cell becomes.
+MISSING = "?"
 
 
 class OdtInputError(OdtDataError, ValueError):
@@ -69,6 +73,12 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
         backend: ``"auto"``, ``"dp"``, ``"maxsat"``, ``"cp"`` or ``"milp"``.
         time_limit: seconds per fit; on a time-out the best classifier found is kept
             (``status_ == "feasible"``, with ``bound_`` and ``gap_``).
+        missing: None (a missing cell — NaN, None — is an error), ``"learn"`` or
+            ``"drop"`` (the program's ``missing "?" (learn)`` / ``(drop)``): a missing text
+            or category cell is a category of its own (``"?"``); a missing number goes,
+            at each split, to the side the solver chose (learn, and predict routes it the
+            same way), or its row is left out of the fit (drop; predict then refuses a row
+            whose missing number the classifier reads, naming column and row).
 
     Fitted attributes: ``classes_``, ``n_features_in_``, ``feature_names_in_`` (for
     DataFrames with string column names), ``classifier_`` (the odt ``Tree``/``Diagram``),
@@ -94,7 +104,8 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, max_depth: int = 3, max_leaves: int | None = None, max_nodes: int | None = None,
                  alpha: float = 0.0, min_samples_leaf: int = 1, constraints: str = "", program: str | None = None,
-                 params: Mapping[str, Any] | None = None, backend: str = "auto", time_limit: float | None = None):
+                 params: Mapping[str, Any] | None = None, backend: str = "auto", time_limit: float | None = None,
+                 missing: str | None = None):
         self.max_depth = max_depth
         self.max_leaves = max_leaves
         self.max_nodes = max_nodes
@@ -105,12 +116,14 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
         self.params = params
         self.backend = backend
         self.time_limit = time_limit
+        self.missing = missing
 
     # ------------------------------------------------------------------ scikit-learn protocol
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.string = True
         tags.input_tags.categorical = True
+        tags.input_tags.allow_nan = self.missing is not None
         tags.non_deterministic = False
         return tags
 
@@ -144,8 +157,10 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
             raise OdtInputError(list(exc.diagnostics)) from None
         if res.classifier is None:
             raise OdtError(f"no classifier found within the time limit (status {res.status}); raise time_limit")
-        self.result_ = res
-        self.classifier_ = res.classifier
+        # solved on class indices (the order of classes_); shown and saved with the labels themselves
+        labelled = dataclasses.replace(res.classifier, classes=tuple(self.classes_.tolist()))
+        self.result_ = dataclasses.replace(res, classifier=labelled)
+        self.classifier_ = labelled
         self.status_, self.objective_, self.bound_, self.gap_ = res.status, res.objective, res.bound, res.gap
         self.verified_, self.report_ = res.verified, res.report
         terminals = _terminals(self.classifier_, Binarizer(self.classifier_.features).transform(prog.dataset.table))
@@ -185,9 +200,7 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
         """The fitted classifier's picture (Jupyter shows it for a fitted estimator)."""
         if not hasattr(self, "classifier_"):
             return None
-        from odt.compiler.classifiers.render import to_svg
-
-        return to_svg(self.classifier_)
+        return self.classifier_._repr_svg_()
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, str]:
         bundle = super()._repr_mimebundle_(**kwargs)
@@ -207,6 +220,13 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
         numbers is a category column to scikit-learn), unless the program's data block
         declares them itself."""
         inject = f"target `{TARGET}`" + (f" weight `{WEIGHT}`" if weights is not None else "")
+        if self.missing is not None:
+            if self.missing not in ("learn", "drop"):
+                raise OdtInputError(f"missing={self.missing!r}: expected None (a missing value is an error), "
+                                    "'learn' (each split learns where a missing number goes) or 'drop' (rows with "
+                                    "a missing number are dropped); a missing text or category is a category")
+            inject += f' missing "{MISSING}" ({self.missing})'
+
         blocks = parse_program(self.program, "<ODTClassifier.program>").of(ast.DataBlock) if self.program else ()
         declared = {n.text for item in (blocks[0].items if blocks else ()) for n in
                     (getattr(item, "names", None) or (getattr(item, "name", None),)) if n is not None}
@@ -267,11 +287,21 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
         else:
             arr = np.asarray(X) if not hasattr(X, "toarray") else X
             numeric = getattr(arr, "dtype", None) is not None and arr.dtype.kind not in "OUS"
+            finite: bool | str = (True if self.missing is None else "allow-nan") if numeric else False
             X = validate_data(self, X, reset=reset, dtype="numeric" if numeric else None,
-                              ensure_all_finite=True if numeric else False, ensure_min_samples=1)
+                              ensure_all_finite=finite, ensure_min_samples=1)
             names = self._names(X.shape[1])
             out = {name: (X[:, j].astype(float) if numeric else X[:, j].astype(object)) for j, name in enumerate(names)}
         self._n_rows = X.shape[0]
+        if self.missing is not None:  # a missing text or category is the category named MISSING
+            for name, values in out.items():
+                if values.dtype.kind == "O":
+                    gone = np.fromiter((v is None or (isinstance(v, float) and v != v) for v in values), bool,
+                                       count=len(values))
+                    if gone.any():
+                        values = values.copy()
+                        values[gone] = MISSING
+                        out[name] = values
         return out
 
     def _names(self, n: int) -> list[str]:
@@ -281,7 +311,8 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
     def _binarised(self, X: Any) -> np.ndarray:
         columns = self._columns(X, reset=False)
         try:
-            return Binarizer(self.classifier_.features).transform(table_from_python(columns, name="X"))
+            table = table_from_python(columns, name="X", missing=self.missing is not None)
+            return Binarizer(self.classifier_.features).transform(table)
         except OdtDataError as exc:
             raise OdtInputError(list(exc.diagnostics)) from None
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from ..data import RawTable, read_csv, table_from_python
-from ..errors import OdtDataError, OdtError
+from ..data import Binarizer, Feature, RawTable, read_csv, table_from_python
+from ..errors import Diagnostic, OdtDataError, OdtError
 
 SCHEMA = "odt.classifier/1"
 #: What ``predict`` does with a row holding a category the training data did not have.
@@ -111,6 +111,20 @@ def as_table(data: Any, input_columns: tuple[str, ...]) -> RawTable:
             arr = arr.reshape(1, -1)
         if len(input_columns) != arr.shape[1]:
             raise OdtDataError(f"expected {len(input_columns)} columns ({', '.join(input_columns)}), got {arr.shape[1]}")
-        return table_from_python({c: arr[:, j] for j, c in enumerate(input_columns)})
-    return table_from_python(data)
+        return table_from_python({c: arr[:, j] for j, c in enumerate(input_columns)}, missing=True)
+    return table_from_python(data, missing=True)  # a missing cell is judged by the features that read it
 
+
+
+def binarize_rows(features: tuple[Feature, ...], table: RawTable) -> np.ndarray:
+    """The 0/1 matrix of rows to classify; a cell the classifier compares with a number
+    that is missing or no number is an error saying that this row cannot be classified
+    (the hints of training, "declare it categorical", do not apply to a trained model)."""
+    try:
+        return Binarizer(features).transform(table)
+    except OdtDataError as exc:
+        hint = ("the classifier compares this column with numbers, so this row cannot be classified (a program "
+                'with  missing "?" (drop)  leaves such rows out of training, and predict cannot route them)')
+        raise OdtDataError([Diagnostic(d.message, d.span, hint if ("is not a number" in d.message or
+                                                                  "non-finite" in d.message) else d.hint)
+                            for d in exc.diagnostics]) from None

@@ -5,17 +5,16 @@ depth, a diagram's layer), class leaves in a bottom row, arcs labelled yes / no 
 training data is given, every node and arc with the number of rows that pass it (the
 fragmentation view of Florio et al., Fig. 1). The SVG is laid out here (layers are rows,
 nodes spread evenly), so rendering needs no Graphviz installation.
+
+Each classifier builds its own graph (``Tree.graph``, ``Diagram.graph``, in terms of the
+``Box`` and ``Arc`` below), so this module imports no classifier and the classifiers
+can show themselves in Jupyter (``_repr_svg_``).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from html import escape
 
-import numpy as np
-
-from ..data import Binarizer
-from .diagram import leaf_class
-from .tree import Leaf, Tree
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,59 +34,9 @@ class Arc:
 
 
 def graph_of(clf, table=None) -> tuple[list[Box], list[Arc]]:
-    """The boxes and arcs of a ``Tree`` or ``Diagram``; ``table`` (raw rows) adds counts."""
-    if isinstance(clf, Tree):
-        return _tree_graph(clf, table)
-    return _diagram_graph(clf, table)
-
-
-def _tree_graph(tree, table) -> tuple[list[Box], list[Arc]]:
-    Xb = Binarizer(tree.features).transform(table) if table is not None else None
-    boxes: list[Box] = []
-    arcs: list[Arc] = []
-
-    def visit(node, depth: int, rows: np.ndarray | None) -> str:
-        key = f"n{len(boxes)}"
-        count = "" if rows is None else f"\n{rows.size} samples"
-        if isinstance(node, Leaf):
-            boxes.append(Box(key, f"{tree.classes[node.label]}{count}", depth, True))
-            return key
-        boxes.append(Box(key, tree.features[node.feature].name + count, depth, False))
-        sides: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
-        if rows is not None and Xb is not None:
-            hit = Xb[rows, node.feature]
-            sides = (rows[hit], rows[~hit])
-        for yes, child, sub in ((True, node.if_true, sides[0]), (False, node.if_false, sides[1])):
-            target = visit(child, depth + 1, sub)
-            arcs.append(Arc(key, target, ("yes" if yes else "no") + ("" if sub is None else f" ({sub.size})"), yes))
-        return key
-
-    visit(tree.root, 0, None if Xb is None else np.arange(Xb.shape[0]))
-    return boxes, arcs
-
-
-def _diagram_graph(d, table) -> tuple[list[Box], list[Arc]]:
-
-    counts = arcs_taken = None
-    if table is not None:
-        _, counts, arcs_taken = d.route(Binarizer(d.features).transform(table))
-    boxes, arcs = [], []
-    live = d.reachable()
-    for i in live:
-        n = d.nodes[i]
-        label = d.features[n.feature].name + ("" if counts is None else f"\n{counts[i]} samples")
-        boxes.append(Box(f"n{i}", label, n.layer, False))
-    used = sorted({leaf_class(r) for i in live for r in (d.nodes[i].if_true, d.nodes[i].if_false) if r < 0}
-                  | ({leaf_class(d.root)} if d.root < 0 else set()))
-    boxes.extend(Box(f"c{c}", str(d.classes[c]), -1, True) for c in used)
-    for i in live:
-        n = d.nodes[i]
-        for yes, ref in ((True, n.if_true), (False, n.if_false)):
-            label = "yes" if yes else "no"
-            if arcs_taken is not None:
-                label += f" ({int(arcs_taken[i, yes].sum()) if (i, yes) in arcs_taken else 0})"
-            arcs.append(Arc(f"n{i}", f"c{leaf_class(ref)}" if ref < 0 else f"n{ref}", label, yes))
-    return boxes, arcs
+    """The boxes and arcs of a ``Tree`` or ``Diagram`` (its own ``graph`` method);
+    ``table`` (raw rows) adds counts."""
+    return clf.graph(table)
 
 
 def to_svg(clf, table=None) -> str:

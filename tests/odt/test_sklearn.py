@@ -173,3 +173,10 @@ def test_bad_input_is_a_clear_value_error(bmi):
         ODTClassifier(constraints="every path: Height before Wieght").fit(X, y)
     with pytest.raises(ValueError, match="X has 2 features, but ODTClassifier is expecting 3"):
         ODTClassifier(max_depth=1).fit(X, y).predict(X.to_numpy()[:, :2])
+
+
+def test_the_fitted_classifier_shows_and_predicts_the_labels_of_y():
+    df = pd.read_csv(DATA / "hepatitis.csv", na_values="?")
+    est = ODTClassifier(max_depth=1, missing="learn").fit(df.drop(columns="class"), df["class"])
+    assert est.classifier_.classes == (1, 2) and "predict 1" in est.classifier_.to_text()
+    assert (est.classifier_.predict(df.drop(columns="class")) == est.predict(df.drop(columns="class"))).all()

@@ -1,0 +1,282 @@
+"""Cross-validated sweeps over program parameters, on Dask (``odtc sweep``, ``odt.sweep``;
+the module is ``odt.sweeps``, so ``odt.sweep`` stays the function).
+
+Input: a program file with ``param`` items, a grid (``{"depth": [1, 2, 3]}``), a number of
+folds, and where to run: an embedded ``LocalCluster`` (one single-threaded worker process
+per core), an existing Dask scheduler's address, or ``None`` (in this process, one task
+after the other). Output: one row per (setting, fold) — the setting's values, the fold,
+train and test accuracy, the classifier's size (decision nodes), leaves, depth, solve
+seconds, status, gap and objective (parameters as ``param_<name>`` columns) — streamed to a CSV as each task finishes, returned as
+a DataFrame sorted by setting and fold; a summary (mean test accuracy per setting) picks
+the best setting; an SVG plots mean test accuracy against mean size with one-standard-
+deviation error bars.
+
+Invariants: folds are stratified and fixed by ``seed`` (the same on every scheduler), every
+task solves the same program text with its parameters on its training rows, so a
+distributed and a sequential sweep give the same numbers (a solve that stops at its time
+limit may differ). A row is in the CSV as soon as its task finished, so an interrupted
+sweep keeps what finished.
+
+Needs the ``sweep`` extra (``pip install "odt-dsl[sweep]"``: dask.distributed and pandas).
+"""
+from __future__ import annotations
+
+import csv
+import itertools
+import os
+import sys
+import time
+from html import escape
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from odt.compiler import ast
+from odt.compiler.check import load_table
+from odt.compiler.errors import OdtError, did_you_mean
+from odt.compiler.parse import parse_program
+from odt.program import compile as compile_program
+
+#: The measured columns of a sweep's rows, after the parameters and the fold.
+MEASURES = ("train_accuracy", "test_accuracy", "size", "leaves", "depth", "seconds", "status", "gap", "objective")
+
+
+class SweepError(OdtError):
+    """A sweep that cannot run: an empty grid, a parameter the program does not declare,
+    too few rows for the folds, a scheduler that cannot be reached."""
+
+
+def sweep(program: str | Path, grid: Mapping[str, Sequence[float]], folds: int = 5,
+          scheduler: str | None = "local", output: str | Path | None = None, plot: str | Path | None = None,
+          seed: int = 0, time_limit: float | None = None, backend: str | None = None,
+          progress: Callable[[int, int], None] | None = None) -> Any:
+    """Cross-validate every setting of ``grid`` on the program's data.
+
+    Args:
+        program: the program file (its ``data "file.csv"`` block is the data).
+        grid: parameter name -> the values to try; every combination is a setting.
+        folds: k of the stratified k-fold split (2 or more).
+        scheduler: ``"local"`` (an embedded LocalCluster, one worker per core), a Dask
+            scheduler address (``tcp://host:8786``), or None (sequential, in this process).
+        output: a CSV written row by row as tasks finish.
+        plot: an SVG of mean test accuracy against mean size.
+        seed: fixes the folds.
+        time_limit, backend: for every solve.
+        progress: called with (finished, total) after each task.
+    Returns:
+        A pandas DataFrame, one row per (setting, fold), sorted by setting then fold.
+    Raises:
+        SweepError / OdtError: a bad grid or program, before any task runs.
+    """
+    import pandas as pd
+
+    path = Path(program)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SweepError(f"cannot read program file '{path}': {exc.strerror or exc}") from None
+    settings = _settings(text, str(path), grid)
+    if int(folds) != folds or folds < 2:
+        raise SweepError(f"--folds must be an integer of at least 2, not {folds}")
+    base = compile_program(text, filename=str(path), base_dir=path.parent, params=settings[0])  # checks the data
+    table = load_table(parse_program(text, str(path)), path.parent)
+    columns = {c: np.asarray(v) for c, v in table.columns.items()}
+    target = base.dataset.target
+    fold_of = stratified_folds(np.asarray(table.strings(target)), int(folds), seed)
+    if np.bincount(fold_of, minlength=folds).min() == 0:
+        raise SweepError(f"{table.n_rows} rows cannot make {folds} folds")
+    tasks = [(i, k) for i in range(len(settings)) for k in range(int(folds))]
+    names = [f"param_{n}" for n in grid]  # as scikit-learn's cv_results_: no clash with a measure
+    writer_file = open(output, "w", newline="") if output is not None else None
+    rows: list[dict[str, Any]] = []
+    try:
+        writer = csv.DictWriter(writer_file, [*names, "fold", *MEASURES]) if writer_file else None
+        if writer is not None and writer_file is not None:
+            writer.writeheader()
+            writer_file.flush()
+        for i, k, measured in _run(tasks, text, str(path), settings, columns, target, fold_of, time_limit, backend,
+                                   scheduler):
+            row = {**{f"param_{n}": settings[i][n] for n in grid}, "fold": k, **measured}
+            rows.append(row)
+            if writer is not None and writer_file is not None:
+                writer.writerow(row)
+                writer_file.flush()
+            if progress is not None:
+                progress(len(rows), len(tasks))
+    finally:
+        if writer_file is not None:
+            writer_file.close()
+    frame = pd.DataFrame(rows, columns=[*names, "fold", *MEASURES]).sort_values([*names, "fold"], kind="stable")
+    frame = frame.reset_index(drop=True)
+    if plot is not None:
+        Path(plot).write_text(plot_svg(summary(frame, names), names))
+    return frame
+
+
+def summary(frame: Any, names: Sequence[str]) -> Any:
+    """Per setting (``names``: its ``param_<name>`` columns): mean and standard deviation of test accuracy, mean train accuracy and
+    size; the best setting (highest mean test accuracy, then the smaller size) first."""
+    g = frame.groupby(list(names), sort=False)
+    out = g.agg(test_mean=("test_accuracy", "mean"), test_std=("test_accuracy", "std"),
+                train_mean=("train_accuracy", "mean"), size_mean=("size", "mean"),
+                seconds=("seconds", "sum")).reset_index()
+    out["test_std"] = out["test_std"].fillna(0.0)
+    return out.sort_values(["test_mean", "size_mean"], ascending=[False, True], kind="stable").reset_index(drop=True)
+
+
+def stratified_folds(labels: np.ndarray, k: int, seed: int) -> np.ndarray:
+    """The fold (0..k-1) of each row: each class's rows shuffled by ``seed`` and dealt out
+    in turn, so every fold holds about 1/k of every class.
+
+    >>> stratified_folds(np.array(["a", "a", "b", "b"]), 2, 0).tolist().count(0)
+    2
+    """
+    rng = np.random.default_rng(seed)
+    out = np.empty(len(labels), dtype=np.int64)
+    start = 0
+    for c in sorted(set(labels.tolist())):
+        rows = rng.permutation(np.flatnonzero(labels == c))
+        out[rows] = (start + np.arange(len(rows))) % k
+        start += len(rows)
+    return out
+
+
+def run_fold(text: str, filename: str, params: Mapping[str, Any], train: Mapping[str, np.ndarray],
+             test: Mapping[str, np.ndarray], target: str, time_limit: float | None,
+             backend: str | None) -> dict[str, Any]:
+    """Solve the program with ``params`` on the training rows and measure the classifier
+    on both sides (a Dask task: plain arguments, a plain dict back)."""
+    prog = compile_program(text, data=dict(train), filename=filename, params=dict(params))
+    res = prog.solve(backend=backend, time_limit=time_limit)
+    clf = res.classifier
+    if clf is None:
+        return {"train_accuracy": None, "test_accuracy": None, "size": None, "leaves": None, "depth": None,
+                "seconds": round(res.seconds, 4), "status": res.status, "gap": res.gap, "objective": res.objective}
+
+    def accuracy(rows: Mapping[str, np.ndarray]) -> float:
+        truth = np.asarray(rows[target]).astype(str)
+        guess = np.asarray(clf.predict({c: v for c, v in rows.items() if c != target}, unknown="majority"))
+        return float(np.mean(guess.astype(str) == truth))
+
+    return {"train_accuracy": accuracy(train), "test_accuracy": accuracy(test), "size": clf.n_nodes,
+            "leaves": clf.n_leaves, "depth": clf.depth, "seconds": round(res.seconds, 4), "status": res.status,
+            "gap": res.gap, "objective": res.objective}
+
+
+def _settings(text: str, filename: str, grid: Mapping[str, Sequence[float]]) -> list[dict[str, Any]]:
+    if not grid:
+        raise SweepError("the grid is empty: give at least one parameter, e.g. --grid depth=1,2,3")
+    declared = {p.name.text for p in parse_program(text, filename).of(ast.ParamDef)}
+    for name, values in grid.items():
+        if name not in declared:
+            raise SweepError(f"{filename}: the program declares no parameter '{name}'",
+                             hint=did_you_mean(name, declared, "parameter") if declared
+                             else f"add  param {name} = <number>  and use it in the program")
+        if not list(values):
+            raise SweepError(f"--grid {name}= lists no value")
+    names = list(grid)
+    return [dict(zip(names, combo)) for combo in itertools.product(*(list(grid[n]) for n in names))]
+
+
+def _run(tasks: list[tuple[int, int]], text: str, filename: str, settings: list[dict[str, Any]],
+         columns: Mapping[str, np.ndarray], target: str, fold_of: np.ndarray, time_limit: float | None,
+         backend: str | None, scheduler: str | None) -> Iterable[tuple[int, int, dict[str, Any]]]:
+    """(setting, fold, measures) of every task, in the order they finish."""
+    def split(k: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        test = fold_of == k
+        return {c: v[~test] for c, v in columns.items()}, {c: v[test] for c, v in columns.items()}
+
+    if scheduler is None or scheduler == "none":
+        for i, k in tasks:
+            train, test = split(k)
+            yield i, k, run_fold(text, filename, settings[i], train, test, target, time_limit, backend)
+        return
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError:
+        raise SweepError("a sweep on Dask needs dask.distributed: pip install \"odt-dsl[sweep]\" "
+                         "(or run sequentially with --scheduler none)") from None
+    cluster = None
+    try:
+        if scheduler == "local":
+            cluster = LocalCluster(n_workers=os.cpu_count() or 1, threads_per_worker=1, processes=True,
+                                   dashboard_address=None)
+            client = Client(cluster)
+        else:
+            client = Client(scheduler, timeout=10)
+    except (OSError, TimeoutError) as exc:
+        if cluster is not None:
+            cluster.close()
+        raise SweepError(f"cannot reach the Dask scheduler '{scheduler}': {exc}") from None
+    try:
+        futures = {}
+        for i, k in tasks:
+            train, test = split(k)
+            fut = client.submit(run_fold, text, filename, settings[i], train, test, target, time_limit, backend,
+                                pure=False, key=f"odt-sweep-{i}-{k}-{time.time_ns()}")
+            futures[fut] = (i, k)
+        for fut in as_completed(futures):
+            i, k = futures[fut]
+            yield i, k, fut.result()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def plot_svg(table: Any, names: Sequence[str], width: int = 640, height: int = 400) -> str:
+    """Mean test accuracy (y) against mean size (x), one point per setting with a bar of
+    one standard deviation across folds, each labelled with its setting; a plain SVG."""
+    left, right, top, bottom = 60, 20, 30, 50
+    xs = table["size_mean"].to_numpy(dtype=float)
+    ys = table["test_mean"].to_numpy(dtype=float)
+    es = table["test_std"].to_numpy(dtype=float)
+    x0, x1 = float(np.nanmin(xs)), float(np.nanmax(xs))
+    y0, y1 = float(np.nanmin(ys - es)), float(np.nanmax(ys + es))
+    if x1 == x0:
+        x0, x1 = x0 - 1, x1 + 1
+    if y1 == y0:
+        y0, y1 = y0 - 0.05, y1 + 0.05
+    pad = (y1 - y0) * 0.08
+    y0, y1 = max(0.0, y0 - pad), min(1.0, y1 + pad)
+
+    def X(v: float) -> float:
+        return left + (v - x0) / (x1 - x0) * (width - left - right)
+
+    def Y(v: float) -> float:
+        return height - bottom - (v - y0) / (y1 - y0) * (height - top - bottom)
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="Helvetica" '
+           'font-size="11">',
+           f'<text x="{width / 2:.0f}" y="18" text-anchor="middle" font-size="13">mean test accuracy against '
+           'size (one standard deviation across folds)</text>',
+           f'<line x1="{left}" y1="{height - bottom}" x2="{width - right}" y2="{height - bottom}" stroke="black"/>',
+           f'<line x1="{left}" y1="{top}" x2="{left}" y2="{height - bottom}" stroke="black"/>',
+           f'<text x="{width / 2:.0f}" y="{height - 12}" text-anchor="middle">size (decision nodes, mean over '
+           'folds)</text>',
+           f'<text x="14" y="{height / 2:.0f}" text-anchor="middle" transform="rotate(-90 14 {height / 2:.0f})">'
+           'test accuracy</text>']
+    for t in np.linspace(y0, y1, 5):
+        out.append(f'<text x="{left - 6}" y="{Y(t) + 4:.1f}" text-anchor="end">{t:.3f}</text>')
+    for t in np.linspace(x0, x1, 5):
+        out.append(f'<text x="{X(t):.1f}" y="{height - bottom + 16}" text-anchor="middle">{t:.3g}</text>')
+    for n, (x, y, e) in enumerate(zip(xs, ys, es)):
+        label = ", ".join(f"{name.removeprefix('param_')}={table[name].iloc[n]}" for name in names)
+        colour = "#c0392b" if n == 0 else "#2c3e50"  # the best setting in red
+        out.append(f'<line x1="{X(x):.1f}" y1="{Y(y - e):.1f}" x2="{X(x):.1f}" y2="{Y(y + e):.1f}" '
+                   f'stroke="{colour}"/>')
+        out.append(f'<circle cx="{X(x):.1f}" cy="{Y(y):.1f}" r="4" fill="{colour}"/>')
+        out.append(f'<text x="{X(x) + 6:.1f}" y="{Y(y) - 6:.1f}" fill="{colour}">{escape(label)}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def print_progress(done: int, total: int, stream: Any = None) -> None:
+    """A one-line progress bar over tasks (on stderr)."""
+    stream = stream or sys.stderr
+    filled = int(30 * done / total)
+    stream.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{total} tasks")
+    if done == total:
+        stream.write("\n")
+    stream.flush()
