@@ -35,7 +35,7 @@ from odt.compiler.lower_search_bdd import lower_search_bdd
 from odt.compiler.lower import Lowered, lower
 from odt.compiler.parse import parse_program
 from odt.compiler.ranges import positive_seconds
-from odt.compiler.checked import BddSkeleton, CheckedProgram, LinearConstraint, TreeSkeleton
+from odt.compiler.checked import BddSkeleton, CheckedProgram, DiagramSkeleton, LinearConstraint, TreeSkeleton
 from odt.result import Classifier, SolveResult
 from odt.routing import check_memory, estimate, refusal, route
 from odt.strategies.diagram_bounds import diagram_bounds, tighten
@@ -85,6 +85,11 @@ class Program:
             raise UnsupportedConstruct(
                 f"'strategy incremental' (Avellaneda's Algorithm 3) runs on an incremental SAT solver, which backend "
                 f"'{req.backend}' is not", req.span, "write  solve maxsat strategy incremental  (or solve auto ...)")
+        if req.strategy == "lns" and isinstance(self.checked.skeleton, DiagramSkeleton) and (  # the rest: B6
+                self.checked.splits != "univariate" or len(self.checked.objective.levels) != 1):
+            raise UnsupportedConstruct(
+                "'strategy lns' (the layer large-neighbourhood search) takes a diagram with univariate splits and "
+                "one objective level", req.span, "e.g. model diagram(widths = [1, 2, 3, 3])  minimize errors + nodes")
         if self.checked.solve.strategy == "incremental" and self._incremental_bound() is None:
             raise UnsupportedConstruct(
                 "'strategy incremental' (Avellaneda's Algorithm 3) takes a depth range, 'minimize depth' or "
@@ -267,6 +272,13 @@ class Program:
             done = BackendResult(Status.OPTIMAL, None, (warm[1],), warm[1], time.perf_counter() - started,
                                  "the warm start meets the depth-L tree bound (no diagram search needed)")
             return self._result(name, done, None, warm[0])
+        note = ""
+        if req.strategy == "lns" and warm is not None:  # the layer LNS improves the warm start first
+            warm, note = self._lns(name, impl, warm, bounds, opts, progress, held, started)
+            if bounds is not None and warm[1] <= bounds.lower:
+                done = BackendResult(Status.OPTIMAL, None, (warm[1],), warm[1], time.perf_counter() - started,
+                                     note + "; the incumbent meets the depth-L tree bound")
+                return self._result(name, done, None, warm[0])
         if opts.time_limit is not None:  # the warm start's time comes out of the budget
             opts = dataclasses.replace(opts, time_limit=max(0.05, opts.time_limit - (time.perf_counter() - started)))
         if bounds is not None:
@@ -281,7 +293,7 @@ class Program:
         if warm is not None and res.status is Status.INFEASIBLE:  # nothing beats the warm start
             done = BackendResult(Status.OPTIMAL, None, (warm[1],), warm[1], res.seconds,
                                  res.log + "; the warm start is optimal (nothing better exists)")
-            return self._result(name, done, None, warm[0])
+            return _noted(self._result(name, done, None, warm[0]), note)
         if warm is None and res.status in (Status.UNKNOWN, Status.FEASIBLE):  # a time-out: the best
             leaf = single_leaf(self.checked)  # constant classifier may beat the solver's first models
             if leaf is not None and (res.objective is None or leaf[1] < res.objective[0]):
@@ -293,8 +305,43 @@ class Program:
             kept = BackendResult(Status.OPTIMAL if proved else Status.FEASIBLE, None, (warm[1],),
                                  warm[1] if proved else res.bound, res.seconds,
                                  res.log + "; the warm start is the incumbent")
-            return self._result(name, kept, None, warm[0])
-        return self._result(name, res, low)
+            return _noted(self._result(name, kept, None, warm[0]), note)
+        return _noted(self._result(name, res, low), note)
+
+    def _lns(self, name: str, impl, warm: tuple[Classifier, Fraction], bounds, opts: SolveOptions,
+             progress: Callable[[Progress], None] | None, held: "_Held",
+             started: float) -> tuple[tuple[Classifier, Fraction], str]:
+        """``strategy lns``: the layer LNS (``strategies.diagram_lns``) on the flow encoding,
+        for at most half of the time left, from the warm start, or from the fitting tree
+        when the warm start lies outside the encoding's family (a greedy diagram whose
+        compacted arcs skip full layers); the exact search then gets the rest with the
+        better of its result and the warm start as cutoff. Returns that incumbent and a
+        log note."""
+        from odt.compiler.classifiers.diagram import Diagram
+        from odt.strategies.diagram_lns import improve
+
+        left = None if opts.time_limit is None else opts.time_limit - (time.perf_counter() - started)
+        low = self.lowered("flow", name)
+        best = [warm]
+
+        def keep(d: Classifier, value: Fraction) -> None:
+            if value < best[0][1]:
+                best[0] = held.warm = (d, value)
+
+        def shown(p: Progress) -> None:  # only what improves on the warm start
+            if progress is not None and p.incumbent is not None and p.incumbent <= best[0][1]:
+                progress(p)
+
+        starts = [warm] + ([bounds.incumbent] if bounds is not None and bounds.incumbent is not None else [])
+        for start in sorted(starts, key=lambda s: s[1]):
+            if not isinstance(start[0], Diagram):
+                continue
+            out = improve(self.checked, impl, low, (start[0], start[1]), None if bounds is None else bounds.lower,
+                          opts, None if left is None else 0.5 * left, keep, shown, started)
+            if out is not None:
+                origin = "the warm start" if start is warm else "the fitting tree (the warm start does not fit)"
+                return best[0], f"lns from {origin}: {out.log}"
+        return warm, "lns: the warm start does not fit the skeleton's encoding"
 
     def explain(self, backend: str | None = None, time_limit: float | None = None) -> list[tuple[str, Any]]:
         """For an infeasible program: a minimal set of its own constraints (and skeleton
@@ -358,6 +405,11 @@ class Program:
             tuple(sign * v for v in ev.objective), None if bound is None else sign * bound, gap, backend, res.seconds,
             ev.train_errors, verified, ev.constraints, solver_errors, res.log, ev,
         )
+
+
+def _noted(result: SolveResult, note: str) -> SolveResult:
+    """``result`` with a strategy's note in front of its log."""
+    return dataclasses.replace(result, log=f"{note}; {result.log}") if note else result
 
 
 def _default_threads(backend: str) -> int:
