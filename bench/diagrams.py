@@ -70,6 +70,7 @@ def run(job: tuple) -> dict:
         prog = odt.compile(text, data=train)
         res = prog.solve(backend=backend if kind == "diagram" else None, time_limit=limit)
         bound, gap = res.bound, res.gap
+        lns = res.log.split("; ")[0] if res.log.startswith("lns") else ""
         clf, status, objective, verified, warm_kept = res.classifier, res.status, res.objective, res.verified, \
             "warm start is" in res.log or "no diagram search needed" in res.log
         by_tree = "no diagram search needed" in res.log or "optimal depth-L tree" in res.log
@@ -83,11 +84,12 @@ def run(job: tuple) -> dict:
             return {"job": job, "error": f"{type(exc).__name__}: {exc}"}
         clf, status, objective, verified, warm_kept = start[0], "nan-bound", float(start[1]), True, True
         bound = gap = None
+        lns = ""
         by_tree = False
     except Exception as exc:  # a benchmark row, not a crash
         return {"job": job, "error": f"{type(exc).__name__}: {exc}"}
     return {"job": job, "status": status, "objective": objective, "backend": backend if kind == "diagram" else "auto",
-            "by_tree": by_tree, "bound": bound, "gap": gap,
+            "by_tree": by_tree, "bound": bound, "gap": gap, "lns": lns,
             "seconds": time.perf_counter() - started, "verified": verified,
             "warm_kept": warm_kept, "nodes": None if clf is None else clf.n_nodes,
             "val": None if clf is None else accuracy(clf, val), "test": None if clf is None else accuracy(clf, test),
@@ -123,7 +125,7 @@ def main() -> int:
             else:
                 print(f"{j[0]:12s} {j[1]:7s} {j[2]:3s} a={j[3]:4s} {r['status']:8s} {r['seconds']:6.1f}s "
                       f"obj={r['objective']} bound={r['bound']} gap={r['gap']} nodes={r['nodes']} val={r['val']} test={r['test']} "
-                      f"verified={r['verified']} warm_kept={r['warm_kept']}", flush=True)
+                      f"verified={r['verified']} warm_kept={r['warm_kept']} {r['lns']}", flush=True)
     wall = time.perf_counter() - clock
     text = tables(results, names, args, wall)
     print(text)

@@ -264,7 +264,7 @@ class Program:
         self._capabilities(name, low)
         started = time.perf_counter()
         bounds = diagram_bounds(self.checked, _budget(opts)) if warm_start else None
-        warm = warm_start_of(self.checked, opts) if warm_start else None
+        warm = greedy = warm_start_of(self.checked, opts) if warm_start else None
         if bounds is not None and bounds.incumbent is not None and (warm is None or bounds.incumbent[1] < warm[1]):
             warm = bounds.incumbent
         held.warm, held.floor = warm, None if bounds is None else bounds.lower
@@ -274,7 +274,7 @@ class Program:
             return self._result(name, done, None, warm[0])
         note = ""
         if req.strategy == "lns" and warm is not None:  # the layer LNS improves the warm start first
-            warm, note = self._lns(name, impl, warm, bounds, opts, progress, held, started)
+            warm, note = self._lns(name, impl, warm, greedy, bounds, opts, progress, held, started)
             if bounds is not None and warm[1] <= bounds.lower:
                 done = BackendResult(Status.OPTIMAL, None, (warm[1],), warm[1], time.perf_counter() - started,
                                      note + "; the incumbent meets the depth-L tree bound")
@@ -286,7 +286,8 @@ class Program:
         if warm is not None:
             opts = dataclasses.replace(opts, extra={**opts.extra, "cutoff": warm[1]})
             if progress is not None:
-                progress(Progress(0.0, warm[1], None))
+                progress(Progress(time.perf_counter() - started if note else 0.0, warm[1],
+                                  None if bounds is None or not note else bounds.lower))
         res = impl.solve(low.model, opts)
         if bounds is not None and res.status is not Status.INFEASIBLE:
             res = tighten(res, bounds.lower)
@@ -308,15 +309,17 @@ class Program:
             return _noted(self._result(name, kept, None, warm[0]), note)
         return _noted(self._result(name, res, low), note)
 
-    def _lns(self, name: str, impl, warm: tuple[Classifier, Fraction], bounds, opts: SolveOptions,
+    def _lns(self, name: str, impl, warm: tuple[Classifier, Fraction], greedy: tuple[Classifier, Fraction] | None,
+             bounds, opts: SolveOptions,
              progress: Callable[[Progress], None] | None, held: "_Held",
              started: float) -> tuple[tuple[Classifier, Fraction], str]:
         """``strategy lns``: the layer LNS (``strategies.diagram_lns``) on the flow encoding,
-        for at most half of the time left, from the warm start, or from the fitting tree
-        when the warm start lies outside the encoding's family (a greedy diagram whose
-        compacted arcs skip full layers); the exact search then gets the rest with the
-        better of its result and the warm start as cutoff. Returns that incumbent and a
-        log note."""
+        for at most half of the time left, from the better of the greedy diagram and the
+        fitting tree, then, with the time that search leaves (it stops early at a local
+        optimum), from the other; a start outside the encoding's family is skipped (a
+        greedy diagram whose compacted arcs skip full layers). The exact search then gets
+        the rest with the best diagram found as cutoff. Returns that incumbent and a log
+        note."""
         from odt.compiler.classifiers.diagram import Diagram
         from odt.strategies.diagram_lns import improve
 
@@ -332,16 +335,20 @@ class Program:
             if progress is not None and p.incumbent is not None and p.incumbent <= best[0][1]:
                 progress(p)
 
-        starts = [warm] + ([bounds.incumbent] if bounds is not None and bounds.incumbent is not None else [])
-        for start in sorted(starts, key=lambda s: s[1]):
-            if not isinstance(start[0], Diagram):
-                continue
-            out = improve(self.checked, impl, low, (start[0], start[1]), None if bounds is None else bounds.lower,
-                          opts, None if left is None else 0.5 * left, keep, shown, started)
-            if out is not None:
-                origin = "the warm start" if start is warm else "the fitting tree (the warm start does not fit)"
-                return best[0], f"lns from {origin}: {out.log}"
-        return warm, "lns: the warm start does not fit the skeleton's encoding"
+        tree = None if bounds is None else bounds.incumbent
+        starts = [(s[0], s[1]) for s in (greedy, tree) if s is not None and isinstance(s[0], Diagram)]
+        notes = []
+        lns_end = None if left is None else time.perf_counter() + 0.5 * left
+        for start in sorted(starts, key=lambda s: s[1]):  # the better start first, the other with the time left
+            share = None if lns_end is None else lns_end - time.perf_counter()
+            if share is not None and share < 1.0:
+                break
+            out = improve(self.checked, impl, low, start, None if bounds is None else bounds.lower,
+                          opts, share, keep, shown, started)
+            origin = "the greedy diagram" if greedy is not None and start[0] is greedy[0] else "the fitting tree"
+            notes.append(f"lns from {origin}: " + ("it does not fit the flow encoding" if out is None else
+                                                   f"{float(out.value):g}, {out.log.removeprefix('lns: ')}"))
+        return best[0], "; ".join(notes) if notes else "lns: no start"
 
     def explain(self, backend: str | None = None, time_limit: float | None = None) -> list[tuple[str, Any]]:
         """For an infeasible program: a minimal set of its own constraints (and skeleton

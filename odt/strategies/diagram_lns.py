@@ -216,10 +216,12 @@ def improve(c: CheckedProgram, backend: Backend, low: Lowered, start: tuple[Diag
             left = limits.budget(None if budget is None else budget - (time.perf_counter() - began))
             if left is not None and left < WINDOW_MIN:
                 return LnsOutcome(best, value, improvements, windows, False,
-                                  f"lns: {improvements} improvements in {windows} windows; stopped by the time budget")
+                                  f"lns: {improvements} improvements in {windows} windows, stopped by the time "
+                                  f"budget{_listed(log)}")
             if floor is not None and value <= floor:
                 return LnsOutcome(best, value, improvements, windows, True,
-                                  f"lns: {improvements} improvements in {windows} windows; the bound is met")
+                                  f"lns: {improvements} improvements in {windows} windows, the bound is met"
+                                  f"{_listed(log)}")
             last = first + k - 1
             model = fixer.fix(_window_fixings(enc, fixed, first, last))
             extra = {**opts.extra, "cutoff": value, **({} if floor is None else {"floor": floor})}
@@ -246,11 +248,14 @@ def improve(c: CheckedProgram, backend: Backend, low: Lowered, start: tuple[Diag
             if progress is not None:
                 progress(Progress(time.perf_counter() - clock, value, floor, f"lns {where}"))
         k, improved_in_pass = (1, False) if improved_in_pass else (k + 1, False)
-    tail = f" ({'; '.join(log)})" if log else ""
     what = "a local optimum of" if not unproved else f"{unproved} windows not proved empty among"
     return LnsOutcome(best, value, improvements, windows, not unproved,
                       f"lns: {improvements} improvements in {windows} windows, {what} every window of "
-                      f"fewer than {L} layers{tail}")
+                      f"fewer than {L} layers{_listed(log)}")
+
+
+def _listed(log: list[str]) -> str:
+    return f" ({', '.join(log)})" if log else ""
 
 
 def _input_columns(c: CheckedProgram) -> tuple[str, ...]:
