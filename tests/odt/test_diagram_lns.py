@@ -116,3 +116,13 @@ def test_strategy_lns_solves_are_verified_and_never_worse_than_the_plain_solve(b
 def test_strategy_lns_is_refused_outside_diagrams_on_cp_and_milp(text, message):
     with pytest.raises(UnsupportedConstruct, match=message):
         odt.compile(text, data=_data(0)).solve(time_limit=30)
+
+
+def test_strategy_lns_under_a_short_time_limit_returns_a_verified_incumbent():
+    prog = _program(3, "[1, 2, 3, 3, 3]", solve="solve cp strategy lns")
+    diagram_bounds(prog.checked, 2.0)  # the dp engines' imports, before a limit could stop one half-way
+    shown: list = []
+    res = prog.solve(time_limit=3, progress=shown.append)
+    assert res.status in ("optimal", "feasible", "interrupted") and res.classifier is not None
+    assert res.verified and res.bound is not None and res.bound <= res.objective + 1e-9
+    assert all(p.bound is None or p.incumbent is None or p.bound <= p.incumbent for p in shown)
