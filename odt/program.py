@@ -294,7 +294,7 @@ class Program:
         if warm is not None and res.status is Status.INFEASIBLE:  # nothing beats the warm start
             done = BackendResult(Status.OPTIMAL, None, (warm[1],), warm[1], res.seconds,
                                  res.log + "; the warm start is optimal (nothing better exists)")
-            return _noted(self._result(name, done, None, warm[0]), note)
+            return _noted(self._result(name, done, None, warm[0]), note, started)
         if warm is None and res.status in (Status.UNKNOWN, Status.FEASIBLE):  # a time-out: the best
             leaf = single_leaf(self.checked)  # constant classifier may beat the solver's first models
             if leaf is not None and (res.objective is None or leaf[1] < res.objective[0]):
@@ -306,8 +306,8 @@ class Program:
             kept = BackendResult(Status.OPTIMAL if proved else Status.FEASIBLE, None, (warm[1],),
                                  warm[1] if proved else res.bound, res.seconds,
                                  res.log + "; the warm start is the incumbent")
-            return _noted(self._result(name, kept, None, warm[0]), note)
-        return _noted(self._result(name, res, low), note)
+            return _noted(self._result(name, kept, None, warm[0]), note, started)
+        return _noted(self._result(name, res, low), note, started)
 
     def _lns(self, name: str, impl, warm: tuple[Classifier, Fraction], greedy: tuple[Classifier, Fraction] | None,
              bounds, opts: SolveOptions,
@@ -414,9 +414,12 @@ class Program:
         )
 
 
-def _noted(result: SolveResult, note: str) -> SolveResult:
-    """``result`` with a strategy's note in front of its log."""
-    return dataclasses.replace(result, log=f"{note}; {result.log}") if note else result
+def _noted(result: SolveResult, note: str, started: float) -> SolveResult:
+    """``result`` with a strategy's note in front of its log and the strategy's solver
+    calls in its time (since ``started``)."""
+    if not note:
+        return result
+    return dataclasses.replace(result, log=f"{note}; {result.log}", seconds=time.perf_counter() - started)
 
 
 def _default_threads(backend: str) -> int:
