@@ -17,8 +17,9 @@ values of the structure variables d, p0, e, y. A neighbourhood frees a window of
 consecutive layers a..a+k-1: the tests and arcs of their slots and the arcs into layer a;
 every other structure variable is fixed to the incumbent in the IR model, and the flows
 that must then be zero with them (``compiler/fixing.py``; the seam: the backend solves an
-ordinary, much smaller ``ir.Model``). The free flows follow (Florio's Theorem 1). The solver gets the incumbent's value as a cutoff (only strictly
-better diagrams) and the proven bound as a floor. A better diagram is decoded,
+ordinary, much smaller ``ir.Model``). The free flows follow (Florio's Theorem 1). The
+solver gets the incumbent's value as a cutoff (only strictly better diagrams) and the
+proven bound as a floor. A better diagram is decoded,
 re-evaluated and accepted only if it satisfies the program with a lower value; the
 solver's assignment becomes the next embedding.
 
@@ -40,14 +41,14 @@ from typing import Callable
 import numpy as np
 
 from odt.backends.base import Backend, Progress, SolveOptions, Status
-from odt.compiler import ir, limits
+from odt.compiler import limits
 from odt.compiler.checked import CheckedProgram
-from odt.compiler.classifiers.diagram import Diagram, compact_diagram, leaf_ref
+from odt.compiler.classifiers.diagram import Diagram, compact_diagram
 from odt.compiler.data import Binarizer
 from odt.compiler.evaluate import evaluate
 from odt.compiler.fixing import Fixer
 from odt.compiler.lower import Lowered
-from odt.compiler.skeletons.diagram_flow import SIDES, DiagramFlowEncoding
+from odt.compiler.skeletons.diagram_flow import DiagramFlowEncoding
 
 #: the share of the remaining time one window may take (a proof on one layer is quick)
 WINDOW_SHARE = 0.15
