@@ -14,7 +14,10 @@ runs that reach proven optimality within the limit; per dataset, the test accura
 the diagram with the best validation accuracy next to the best depth-4 tree (skeleton I
 as a tree, same alphas, validation picks alpha; backend auto).
 
-    python bench/diagrams.py [--limit 60] [--jobs 2] [--datasets a,b] [--seed 0] [--write]
+    python bench/diagrams.py [--limit 60] [--jobs 2] [--datasets a,b] [--seed 0] [--strategy lns] [--write]
+
+``--strategy lns`` solves the diagrams with ``solve <backend> strategy lns`` (the layer
+large-neighbourhood search, odt/strategies/diagram_lns.py).
 
 Needs ../shared/datasets (says so and exits 0 when absent).
 """
@@ -53,17 +56,21 @@ def accuracy(clf, df) -> float:
 
 
 def run(job: tuple) -> dict:
-    """One solve: (dataset, model kind, skeleton name, alpha, limit, seed, backend)."""
+    """One solve: (dataset, model kind, skeleton name, alpha, limit, seed, backend, strategy)."""
     import odt
 
-    name, kind, skel, alpha, limit, seed, backend = job
+    name, kind, skel, alpha, limit, seed, backend, strategy = job
     train, val, test = split(SHARED / f"{name}.csv", seed)
     model = f"diagram(widths = {SKELETONS[skel]})" if kind == "diagram" else "tree(depth <= 4)"
     text = f"model {model}\nminimize errors / {len(train)} + {alpha} / 14 * nodes"
+    if strategy and kind == "diagram":
+        text += f"\nsolve {backend} strategy {strategy}"
     started = time.perf_counter()
     try:
         prog = odt.compile(text, data=train)
         res = prog.solve(backend=backend if kind == "diagram" else None, time_limit=limit)
+        bound, gap = res.bound, res.gap
+        lns = res.log.split("; ")[0] if res.log.startswith("lns") else ""
         clf, status, objective, verified, warm_kept = res.classifier, res.status, res.objective, res.verified, \
             "warm start is" in res.log or "no diagram search needed" in res.log
         by_tree = "no diagram search needed" in res.log or "optimal depth-L tree" in res.log
@@ -76,11 +83,13 @@ def run(job: tuple) -> dict:
         if start is None:
             return {"job": job, "error": f"{type(exc).__name__}: {exc}"}
         clf, status, objective, verified, warm_kept = start[0], "nan-bound", float(start[1]), True, True
+        bound = gap = None
+        lns = ""
         by_tree = False
     except Exception as exc:  # a benchmark row, not a crash
         return {"job": job, "error": f"{type(exc).__name__}: {exc}"}
     return {"job": job, "status": status, "objective": objective, "backend": backend if kind == "diagram" else "auto",
-            "by_tree": by_tree,
+            "by_tree": by_tree, "bound": bound, "gap": gap, "lns": lns,
             "seconds": time.perf_counter() - started, "verified": verified,
             "warm_kept": warm_kept, "nodes": None if clf is None else clf.n_nodes,
             "val": None if clf is None else accuracy(clf, val), "test": None if clf is None else accuracy(clf, test),
@@ -94,6 +103,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--datasets", default=",".join(DEFAULT))
     ap.add_argument("--backend", default="milp", help="the diagram backend (milp, maxsat, cp)")
+    ap.add_argument("--strategy", default="", help="the diagram solve's strategy (lns), default none")
     ap.add_argument("--write", action="store_true", help="append the tables to bench/RESULTS.md")
     args = ap.parse_args()
     names = [n for n in args.datasets.split(",") if n]
@@ -101,8 +111,9 @@ def main() -> int:
     if missing:
         print(f"datasets not found under {SHARED}: {', '.join(missing)}; nothing to do")
         return 0
-    jobs = [(n, "diagram", s, a, args.limit, args.seed, args.backend) for n in names for s in SKELETONS for a in ALPHAS]
-    jobs += [(n, "tree", "I", a, args.limit, args.seed, args.backend) for n in names for a in ALPHAS]
+    jobs = [(n, "diagram", s, a, args.limit, args.seed, args.backend, args.strategy)
+            for n in names for s in SKELETONS for a in ALPHAS]
+    jobs += [(n, "tree", "I", a, args.limit, args.seed, args.backend, args.strategy) for n in names for a in ALPHAS]
     clock = time.perf_counter()
     results = []
     with mp.get_context("spawn").Pool(args.jobs) as pool:
@@ -113,8 +124,8 @@ def main() -> int:
                 print(f"{j[0]:12s} {j[1]:7s} {j[2]:3s} a={j[3]:4s} ERROR {r['error']}", flush=True)
             else:
                 print(f"{j[0]:12s} {j[1]:7s} {j[2]:3s} a={j[3]:4s} {r['status']:8s} {r['seconds']:6.1f}s "
-                      f"obj={r['objective']} nodes={r['nodes']} val={r['val']} test={r['test']} "
-                      f"verified={r['verified']} warm_kept={r['warm_kept']}", flush=True)
+                      f"obj={r['objective']} bound={r['bound']} gap={r['gap']} nodes={r['nodes']} val={r['val']} test={r['test']} "
+                      f"verified={r['verified']} warm_kept={r['warm_kept']} {r['lns']}", flush=True)
     wall = time.perf_counter() - clock
     text = tables(results, names, args, wall)
     print(text)
@@ -126,10 +137,12 @@ def main() -> int:
 
 def tables(results: list[dict], names: list[str], args, wall: float) -> str:
     ok = [r for r in results if "error" not in r]
+    how = f"diagram backend {args.backend}" + (f", strategy {args.strategy}" if args.strategy else "")
     lines = ["## Florio: decision diagrams, skeletons I-IV", "",
              f"{datetime.date.today().isoformat()}, {platform.machine()} {platform.processor() or ''} "
              f"({mp.cpu_count()} CPUs, shared with other work; {args.jobs} solves in parallel, one thread each), "
-             f"diagram backend {args.backend}. Command: `python bench/diagrams.py --backend {args.backend} --limit {args.limit:g} --jobs {args.jobs} "
+             f"{how}. Command: `python bench/diagrams.py --backend {args.backend} --limit {args.limit:g} --jobs {args.jobs} "
+             + (f"--strategy {args.strategy} " if args.strategy else "") + 
              f"--seed {args.seed} --datasets {','.join(names)} --write`. One 50/25/25 split per dataset "
              f"(seed {args.seed}); objective (18) as `minimize errors / n + alpha / 14 * nodes`; warm start: the "
              f"better of the greedy diagram and the optimal fitting tree, lower bound from the optimal trees of "
@@ -167,6 +180,20 @@ def tables(results: list[dict], names: list[str], args, wall: float) -> str:
         row.append(f"{t['job'][3]}, {t['nodes']}, {t['status']}" if t else "-")
         row.append(f"{t['test']:.3f}" if t else "-")
         lines.append("| " + " | ".join(row) + " |")
+    lines += ["", "Diagram runs not proven optimal: incumbent / bound (gap), by skeleton and alpha:", "",
+              "| dataset | skeleton | " + " | ".join(f"alpha = {a}" for a in ALPHAS) + " |", "|---|---|" + "---|" * len(ALPHAS)]
+    for n in names:
+        for s in SKELETONS:
+            rs = {r["job"][3]: r for r in ok if r["job"][:3] == (n, "diagram", s)}
+            if all(r["status"] == "optimal" for r in rs.values()):
+                continue
+            cells = [("optimal" if r["status"] == "optimal" else
+                      f"{r['objective']:.4f} / {r['bound'] if r['bound'] is None else format(r['bound'], '.4f')} "
+                      f"({'-' if r['gap'] is None else format(r['gap'], '.1%')})") if r else "-"
+                     for r in (rs.get(a) for a in ALPHAS)]
+            lines.append(f"| {n} | {s} | " + " | ".join(cells) + " |")
+    gaps = [r["gap"] for r in ok if r["job"][1] == "diagram" and r["gap"] is not None]
+    lines += ["", f"Mean gap over the {len(gaps)} diagram runs: {sum(gaps) / max(1, len(gaps)):.1%}."]
     errors = [r for r in results if "error" in r]
     unverified = [r for r in ok if not r["verified"] and r["status"] in ("optimal", "feasible")]
     nan = sum(r["status"] == "nan-bound" for r in ok)

@@ -18,7 +18,7 @@ from .ranges import positive_seconds
 
 BACKEND_NAMES = ("auto", "maxsat", "cp", "milp", "dp")
 SOLVE_OPTIONS = ("time_limit", "threads", "seed", "verbose", "encoding", "solver", "preselect")
-STRATEGIES = ("default", "incremental")
+STRATEGIES = ("default", "incremental", "lns")
 #: Upper limits of the integer options (solvers take 32-bit values).
 INT_OPTION_MAX = {"threads": 1024, "seed": 2**31 - 1, "preselect": 10**6}
 

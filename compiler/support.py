@@ -172,6 +172,10 @@ TABLE: tuple[Construct, ...] = (
     _row("B3", "strategy incremental", "Avellaneda Alg. 3",
          only(("maxsat",), "Avellaneda's Algorithm 3 runs on an incremental SAT solver (python-sat)"),
          nobody("Algorithm 3 is written for trees"), nobody("Algorithm 3 is written for trees")),
+    _row("B6", "strategy lns", "issue 16 (layer LNS on Florio's MILP)",
+         nobody("the layer search is written for decision diagrams"),
+         only(("cp", "milp"), "the layer search re-solves Florio's flow encoding, on cp or milp"),
+         nobody("the layer search is written for decision diagrams")),
     _row("B5", "the option preselect = k", "Hu heuristic MaxSAT-BDD",
          nobody("preselect applies to bdd models"), nobody("preselect applies to bdd models"),
          solvers("dp enumerates every subset: preselect is a heuristic for the solver encodings")),
@@ -325,6 +329,8 @@ def _solve_uses(p: CheckedProgram) -> Iterator[Use]:
     text = _quote(req.span, "solve")
     if req.strategy == "incremental":
         yield Use("B3", req.span, text)
+    if req.strategy == "lns":
+        yield Use("B6", req.span, text)
     if "preselect" in req.options:
         yield Use("B5", req.span, text)
     encoding = req.options.get("encoding")

@@ -36,7 +36,7 @@ from odt.compiler.lower import Lowered, lower
 from odt.compiler.parse import parse_program
 from odt.compiler.params import Override, overrides_from_mapping, resolve_params
 from odt.compiler.ranges import positive_seconds
-from odt.compiler.checked import BddSkeleton, CheckedProgram, LinearConstraint, TreeSkeleton
+from odt.compiler.checked import BddSkeleton, CheckedProgram, DiagramSkeleton, LinearConstraint, TreeSkeleton
 from odt.result import Classifier, SolveResult
 from odt.routing import check_memory, estimate, refusal, route
 from odt.strategies.diagram_bounds import diagram_bounds, tighten
@@ -86,6 +86,11 @@ class Program:
             raise UnsupportedConstruct(
                 f"'strategy incremental' (Avellaneda's Algorithm 3) runs on an incremental SAT solver, which backend "
                 f"'{req.backend}' is not", req.span, "write  solve maxsat strategy incremental  (or solve auto ...)")
+        if req.strategy == "lns" and isinstance(self.checked.skeleton, DiagramSkeleton) and (  # the rest: B6
+                self.checked.splits != "univariate" or len(self.checked.objective.levels) != 1):
+            raise UnsupportedConstruct(
+                "'strategy lns' (the layer large-neighbourhood search) takes a diagram with univariate splits and "
+                "one objective level", req.span, "e.g. model diagram(widths = [1, 2, 3, 3])  minimize errors + nodes")
         if self.checked.solve.strategy == "incremental" and self._incremental_bound() is None:
             raise UnsupportedConstruct(
                 "'strategy incremental' (Avellaneda's Algorithm 3) takes a depth range, 'minimize depth' or "
@@ -269,7 +274,7 @@ class Program:
         self._capabilities(name, low)
         started = time.perf_counter()
         bounds = diagram_bounds(self.checked, _budget(opts)) if warm_start else None
-        warm = warm_start_of(self.checked, opts) if warm_start else None
+        warm = greedy = warm_start_of(self.checked, opts) if warm_start else None
         if bounds is not None and bounds.incumbent is not None and (warm is None or bounds.incumbent[1] < warm[1]):
             warm = bounds.incumbent
         held.warm, held.floor = warm, None if bounds is None else bounds.lower
@@ -277,6 +282,13 @@ class Program:
             done = BackendResult(Status.OPTIMAL, None, (warm[1],), warm[1], time.perf_counter() - started,
                                  "the warm start meets the depth-L tree bound (no diagram search needed)")
             return self._result(name, done, None, warm[0])
+        note = ""
+        if req.strategy == "lns" and warm is not None:  # the layer LNS improves the warm start first
+            warm, note = self._lns(name, impl, warm, greedy, bounds, opts, progress, held, started)
+            if bounds is not None and warm[1] <= bounds.lower:
+                done = BackendResult(Status.OPTIMAL, None, (warm[1],), warm[1], time.perf_counter() - started,
+                                     note + "; the incumbent meets the depth-L tree bound")
+                return self._result(name, done, None, warm[0])
         if opts.time_limit is not None:  # the warm start's time comes out of the budget
             opts = dataclasses.replace(opts, time_limit=max(0.05, opts.time_limit - (time.perf_counter() - started)))
         if bounds is not None:
@@ -284,14 +296,15 @@ class Program:
         if warm is not None:
             opts = dataclasses.replace(opts, extra={**opts.extra, "cutoff": warm[1]})
             if progress is not None:
-                progress(Progress(0.0, warm[1], None))
+                progress(Progress(time.perf_counter() - started if note else 0.0, warm[1],
+                                  None if bounds is None or not note else bounds.lower))
         res = impl.solve(low.model, opts)
         if bounds is not None and res.status is not Status.INFEASIBLE:
             res = tighten(res, bounds.lower)
         if warm is not None and res.status is Status.INFEASIBLE:  # nothing beats the warm start
             done = BackendResult(Status.OPTIMAL, None, (warm[1],), warm[1], res.seconds,
                                  res.log + "; the warm start is optimal (nothing better exists)")
-            return self._result(name, done, None, warm[0])
+            return _noted(self._result(name, done, None, warm[0]), note, started)
         if warm is None and res.status in (Status.UNKNOWN, Status.FEASIBLE):  # a time-out: the best
             leaf = single_leaf(self.checked)  # constant classifier may beat the solver's first models
             if leaf is not None and (res.objective is None or leaf[1] < res.objective[0]):
@@ -303,8 +316,49 @@ class Program:
             kept = BackendResult(Status.OPTIMAL if proved else Status.FEASIBLE, None, (warm[1],),
                                  warm[1] if proved else res.bound, res.seconds,
                                  res.log + "; the warm start is the incumbent")
-            return self._result(name, kept, None, warm[0])
-        return self._result(name, res, low)
+            return _noted(self._result(name, kept, None, warm[0]), note, started)
+        return _noted(self._result(name, res, low), note, started)
+
+    def _lns(self, name: str, impl, warm: tuple[Classifier, Fraction], greedy: tuple[Classifier, Fraction] | None,
+             bounds, opts: SolveOptions,
+             progress: Callable[[Progress], None] | None, held: "_Held",
+             started: float) -> tuple[tuple[Classifier, Fraction], str]:
+        """``strategy lns``: the layer LNS (``strategies.diagram_lns``) on the flow encoding,
+        for at most half of the time left, from the better of the greedy diagram and the
+        fitting tree, then, with the time that search leaves (it stops early at a local
+        optimum), from the other; a start outside the encoding's family is skipped (a
+        greedy diagram whose compacted arcs skip full layers). The exact search then gets
+        the rest with the best diagram found as cutoff. Returns that incumbent and a log
+        note."""
+        from odt.compiler.classifiers.diagram import Diagram
+        from odt.strategies.diagram_lns import improve
+
+        left = None if opts.time_limit is None else opts.time_limit - (time.perf_counter() - started)
+        low = self.lowered("flow", name)
+        best = [warm]
+
+        def keep(d: Classifier, value: Fraction) -> None:
+            if value < best[0][1]:
+                best[0] = held.warm = (d, value)
+
+        def shown(p: Progress) -> None:  # only what improves on the warm start
+            if progress is not None and p.incumbent is not None and p.incumbent <= best[0][1]:
+                progress(p)
+
+        tree = None if bounds is None else bounds.incumbent
+        starts = [(s[0], s[1]) for s in (greedy, tree) if s is not None and isinstance(s[0], Diagram)]
+        notes = []
+        lns_end = None if left is None else time.perf_counter() + 0.5 * left
+        for start in sorted(starts, key=lambda s: s[1]):  # the better start first, the other with the time left
+            share = None if lns_end is None else lns_end - time.perf_counter()
+            if share is not None and share < 1.0:
+                break
+            out = improve(self.checked, impl, low, start, None if bounds is None else bounds.lower,
+                          opts, share, keep, shown, started)
+            origin = "the greedy diagram" if greedy is not None and start[0] is greedy[0] else "the fitting tree"
+            notes.append(f"lns from {origin}: " + ("it does not fit the flow encoding" if out is None else
+                                                   f"{float(out.value):g}, {out.log.removeprefix('lns: ')}"))
+        return best[0], "; ".join(notes) if notes else "lns: no start"
 
     def explain(self, backend: str | None = None, time_limit: float | None = None) -> list[tuple[str, Any]]:
         """For an infeasible program: a minimal set of its own constraints (and skeleton
@@ -368,6 +422,14 @@ class Program:
             tuple(sign * v for v in ev.objective), None if bound is None else sign * bound, gap, backend, res.seconds,
             ev.train_errors, verified, ev.constraints, solver_errors, res.log, ev,
         )
+
+
+def _noted(result: SolveResult, note: str, started: float) -> SolveResult:
+    """``result`` with a strategy's note in front of its log and the strategy's solver
+    calls in its time (since ``started``)."""
+    if not note:
+        return result
+    return dataclasses.replace(result, log=f"{note}; {result.log}", seconds=time.perf_counter() - started)
 
 
 def _default_threads(backend: str) -> int:

@@ -55,6 +55,7 @@ PROGRAMS = [
     ("model tree(depth <= 2)\nsubject to { threshold x in [-1, 1] }", "C10"),
     ("model tree(depth in 1..3)\nminimize depth\nsubject to { errors <= 20 }\nsolve maxsat strategy incremental", "B3"),
     ("model bdd(depth = 2)\nsolve maxsat(preselect = 2)", "B5"),
+    ("model tree(depth <= 2)\nsolve cp strategy lns", "B6"),
     ("model tree(depth <= 2)\nsolve milp(encoding = \"flow\")", "Ef"),
     ("model tree(depth <= 2)\nsolve milp(encoding = \"paths\")", "Ep"),
 ]
