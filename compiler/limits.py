@@ -226,6 +226,9 @@ def _on_signal(signum: int, frame) -> None:
         if frame is not None and frame.f_code.co_filename in _DEFER_IN:  # a scope opening or closing:
             signal.setitimer(signal.ITIMER_REAL, 0.005)  # its bookkeeping must not be cut, retry soon
             return
+        if _importing(frame):  # a module half-executed would stay broken in sys.modules
+            signal.setitimer(signal.ITIMER_REAL, 0.005)
+            return
         reason = TIME_LIMIT  # not a stop reason for the scopes around: only this one ends
     else:
         reason = _REASON_OF_SIGNAL.get(signal.Signals(signum), INTERRUPT)
@@ -240,6 +243,17 @@ def _on_signal(signum: int, frame) -> None:
     if me.shield:  # a result is being made or written
         return
     raise Stopped(reason)
+
+
+def _importing(frame) -> bool:
+    """True when ``frame`` runs inside an import (a lazily loaded solver library or numba
+    kernel): stopping there would leave a half-initialised module in ``sys.modules`` and
+    break every later solve of the process."""
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib._bootstrap"):
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _arm(min_ahead: float = 0.0) -> None:

@@ -116,6 +116,22 @@ def test_python_code_past_its_hard_deadline_is_stopped():
     assert time.perf_counter() - started < 3
 
 
+
+def test_a_deadline_inside_an_import_waits_for_the_import_to_finish(tmp_path, monkeypatch):
+    """A lazily imported library (numba, a solver) is never left half-initialised in
+    sys.modules: the stop lands just after the import, and the module works afterwards."""
+    (tmp_path / "odt_slow_module.py").write_text(
+        "import time\nstart = time.perf_counter()\nwhile time.perf_counter() - start < 0.5:\n"
+        "    sum(range(1000))\nREADY = True\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(limits.Stopped):
+        with limits.time_limit(0.1):
+            import odt_slow_module  # noqa: F401 - the deadline passes while its body runs
+            while True:
+                sum(range(1000))
+    assert sys.modules["odt_slow_module"].READY
+    del sys.modules["odt_slow_module"]
+
 def test_scopes_nest_and_only_shrink():
     with limits.time_limit(100):
         outer = limits.remaining()
