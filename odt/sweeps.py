@@ -261,13 +261,24 @@ def plot_svg(table: Any, names: Sequence[str], width: int = 640, height: int = 4
         out.append(f'<text x="{left - 6}" y="{Y(t) + 4:.1f}" text-anchor="end">{t:.3f}</text>')
     for t in np.linspace(x0, x1, 5):
         out.append(f'<text x="{X(t):.1f}" y="{height - bottom + 16}" text-anchor="middle">{t:.3g}</text>')
+    placed: list[tuple[float, float, float]] = []  # (left, right, baseline) of the labels drawn
     for n, (x, y, e) in enumerate(zip(xs, ys, es)):
         label = ", ".join(f"{name.removeprefix('param_')}={table[name].iloc[n]}" for name in names)
+        # labels of points in the right half end at the point, so none runs off the picture;
+        # a label that would overlap one already drawn goes a line higher
+        anchor = (X(x) - 6, "end") if X(x) > width / 2 else (X(x) + 6, "start")
+        wide = 6.2 * len(label)
+        span = (anchor[0] - wide, anchor[0]) if anchor[1] == "end" else (anchor[0], anchor[0] + wide)
+        base = Y(y) - 6
+        while any(a < span[1] and span[0] < b and abs(base - yb) < 12 for a, b, yb in placed):
+            base -= 13
+        placed.append((span[0], span[1], base))
         colour = "#c0392b" if n == 0 else "#2c3e50"  # the best setting in red
         out.append(f'<line x1="{X(x):.1f}" y1="{Y(y - e):.1f}" x2="{X(x):.1f}" y2="{Y(y + e):.1f}" '
                    f'stroke="{colour}"/>')
         out.append(f'<circle cx="{X(x):.1f}" cy="{Y(y):.1f}" r="4" fill="{colour}"/>')
-        out.append(f'<text x="{X(x) + 6:.1f}" y="{Y(y) - 6:.1f}" fill="{colour}">{escape(label)}</text>')
+        out.append(f'<text x="{anchor[0]:.1f}" y="{base:.1f}" text-anchor="{anchor[1]}" '
+                   f'fill="{colour}">{escape(label)}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
 

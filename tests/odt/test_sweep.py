@@ -85,3 +85,22 @@ def test_a_bad_grid_is_a_clear_error_before_any_task(program, capsys):
     assert main(["sweep", str(program), "--grid", "depth=one,two", "--scheduler", "none"]) == 1
     err = capsys.readouterr().err
     assert "the values must be numbers" in err and "Traceback" not in err
+
+
+def test_the_plot_keeps_labels_inside_the_picture_and_apart():
+    from odt.sweeps import plot_svg
+    table = pd.DataFrame({"param_depth": [3, 2, 3, 2, 1, 1], "param_alpha": [0, 2, 2, 0, 0, 2],
+                          "size_mean": [6.8, 2.4, 3.0, 3.8, 1.0, 1.0], "test_mean": [0.95, 0.94, 0.94, 0.94, 0.67, 0.67],
+                          "test_std": [0.03, 0.04, 0.04, 0.04, 0.0, 0.0]})
+    root = ET.fromstring(plot_svg(table, ["param_depth", "param_alpha"]))
+    labels = [t for t in root.iter() if t.tag.endswith("text") and t.get("fill")]
+    assert len(labels) == 6
+    boxes = []
+    for t in labels:
+        x, y, wide = float(t.get("x")), float(t.get("y")), 6.2 * len(t.text)
+        left = x - wide if t.get("text-anchor") == "end" else x
+        assert 0 <= left and left + wide <= 640, t.text
+        boxes.append((left, left + wide, y))
+    for i, (a, b, y) in enumerate(boxes):
+        for c, d, z in boxes[:i]:
+            assert not (a < d and c < b and abs(y - z) < 12), "two labels overlap"
