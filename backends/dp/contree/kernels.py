@@ -745,3 +745,4 @@ def d2_quick(rows, order, vals, y, w, wd, sgn, K, lid, inc, gap, tol, rules, bud
     st = res[15]
     counts = res[20]
     return res[0], st[2], st[3], counts[0], counts[1]
+
