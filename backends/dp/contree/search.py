@@ -263,6 +263,9 @@ class _Solver(DepthTwo):
 
     def leaf(self, node: _Node) -> tuple[float, int]:
         """Eq. (4), d = 0: cost and label of the best leaf (lowest class on ties)."""
+        if self.compiled and self.K < 8:
+            c, lab = _load_kernels().leaf_cost(node.rows, self.y, self.w, self.K)
+            return float(c), int(lab)
         cw = np.bincount(self.y[node.rows], weights=self.w[node.rows], minlength=self.K)
         label = int(np.argmax(cw))
         return float(cw.sum() - cw[label]), label
