@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import numpy as np
 
 from .bounds import _FeatState, _Incumbent
-from .loader import _load_kernels
+from .loader import _load_answer_kernels, _load_kernels
 from .node import _Node
 from .tree import DPLeaf, DPNode, DPSplit, PruningRules, _LazyD2
 
@@ -30,6 +30,7 @@ class DepthTwo:
         dtype: Any
         min_leaf: int
         unit: bool
+        materialise_numpy: bool
         tol: float
         big: float
         d_strict: float
@@ -534,6 +535,18 @@ class DepthTwo:
         if isinstance(tree, _LazyD2):
             root = self.root
             assert root is not None
+            if not self.materialise_numpy:  # one compiled call, no intermediate node
+                out = np.empty(9)
+                _load_answer_kernels().d2_subtree(tree.rows, root.order, root.vals, self.y, self.wd, self.K, tree.f1, tree.z,
+                                           float(self.big), self.d_strict, self.tol, self.scratch_mask, out)
+                sides: list[DPNode] = []
+                for o in (1, 5):
+                    if out[o] < 0:
+                        sides.append(DPLeaf(int(out[o + 2])))
+                    else:
+                        sides.append(DPSplit(int(out[o]), float(out[o + 1]), DPLeaf(int(out[o + 2])),
+                                             DPLeaf(int(out[o + 3]))))
+                return DPSplit(tree.f1, float(out[0]), sides[0], sides[1])
             mask = self.scratch_mask
             mask[tree.rows] = True
             sel = mask[root.order]

@@ -745,3 +745,22 @@ def d2_quick(rows, order, vals, y, w, wd, sgn, K, lid, inc, gap, tol, rules, bud
     st = res[15]
     counts = res[20]
     return res[0], st[2], st[3], counts[0], counts[1]
+
+
+
+@njit(cache=True, nogil=True)
+def leaf_cost(rows, y, w, K):  # pragma: no cover
+    """``_Solver.leaf`` for K < 8 classes: class weights summed in row order (as
+    ``np.bincount``), the lowest class of largest weight and the sum of the others
+    (the K sums added in order, as numpy does below 8 elements)."""
+    cw = np.zeros(K)
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        cw[y[r]] += w[r]
+    lab = 0
+    s = 0.0
+    for k in range(K):
+        s += cw[k]
+        if cw[k] > cw[lab]:
+            lab = k
+    return s - cw[lab], lab

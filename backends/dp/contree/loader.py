@@ -15,3 +15,10 @@ def _load_kernels() -> ModuleType:
 
         _loaded = kernels
     return _loaded
+
+
+def _load_answer_kernels() -> ModuleType:
+    """``kernels_answer.py`` (imports ``kernels`` for its ``njit``)."""
+    from . import kernels_answer
+
+    return kernels_answer

@@ -60,7 +60,7 @@ import numpy as np
 
 from .bounds import _Incumbent, _Res, _Timeout
 from .depth_two import DepthTwo
-from .loader import _load_kernels
+from .loader import _load_answer_kernels, _load_kernels
 from .node import _Node
 from .tree import DPLeaf, DPNode, DPResult, DPSplit, PruningRules, _LazyD2, _refine, errors, predict, tree_depth
 
@@ -146,6 +146,10 @@ class _Solver(DepthTwo):
         # With the kernels: depth-two sub-problems run Alg. 1 compiled (``d2_search``)
         # instead of the batched rounds of :meth:`solve_d2` (which then use compiled Alg. 2).
         self.d2_sequential = True
+        # Lazy depth-two subtrees of the answer built by the numpy-side node code
+        # (``d2_prepare`` + ``d2_errors``) instead of the one-pass ``kernels.d2_subtree``;
+        # the same trees, kept for cross-checks.
+        self.materialise_numpy = False
         # Alg. 1 at d >= 3 nodes as ConTree's code runs it: the interval queue first in,
         # first out (midpoints of the whole range first), the larger child solved first,
         # the second child's bound raised by the distance to the interval's nearer end
@@ -259,6 +263,9 @@ class _Solver(DepthTwo):
 
     def leaf(self, node: _Node) -> tuple[float, int]:
         """Eq. (4), d = 0: cost and label of the best leaf (lowest class on ties)."""
+        if self.compiled and self.K < 8:
+            c, lab = _load_kernels().leaf_cost(node.rows, self.y, self.w, self.K)
+            return float(c), int(lab)
         cw = np.bincount(self.y[node.rows], weights=self.w[node.rows], minlength=self.K)
         label = int(np.argmax(cw))
         return float(cw.sum() - cw[label]), label
@@ -535,6 +542,54 @@ class _Solver(DepthTwo):
                 self.on_progress(time.perf_counter() - self.start, inc.cost, self.root_lb)
 
 
+def _refine_compiled(tree: DPNode, X: np.ndarray, y: np.ndarray) -> tuple[DPNode, np.ndarray]:
+    """``_refine(tree, X, all rows)`` and the rows it misclassifies, from one compiled pass
+    (``kernels.route``) over the flattened tree; the same tree and thresholds."""
+    nodes: list[DPNode] = []  # one entry per occurrence (a shared subtree is listed twice)
+    kids: list[list[int]] = []
+    stack: list[tuple[DPNode, int, int]] = [(tree, -1, 0)]
+    while stack:
+        t, parent, side = stack.pop()
+        if parent >= 0:
+            kids[parent][side] = len(nodes)
+        nodes.append(t)
+        kids.append([0, 0])
+        if isinstance(t, DPSplit):
+            stack.append((t.right, len(nodes) - 1, 1))
+            stack.append((t.left, len(nodes) - 1, 0))
+    q = len(nodes)
+    feat = np.zeros(q, dtype=np.int64)
+    thr = np.zeros(q)
+    left = np.array([k[0] for k in kids], dtype=np.int64)
+    right = np.array([k[1] for k in kids], dtype=np.int64)
+    label = np.full(q, -1, dtype=np.int64)
+    for j, t in enumerate(nodes):
+        if isinstance(t, DPSplit):
+            feat[j], thr[j] = t.feature, t.threshold
+        else:
+            label[j] = t.label
+    lmax, rmin = np.empty(q), np.empty(q)
+    nl, nr = np.empty(q, dtype=np.int64), np.empty(q, dtype=np.int64)
+    wrong = np.empty(X.shape[0], dtype=np.bool_)
+    _load_answer_kernels().route(X, y, feat, thr, left, right, label, lmax, rmin, nl, nr, wrong)
+
+    def build(j: int) -> DPNode:
+        t = nodes[j]
+        if not isinstance(t, DPSplit):
+            return t
+        if nr[j] == 0:  # every row (or none) goes left
+            return build(int(left[j]))
+        if nl[j] == 0:
+            return build(int(right[j]))
+        a, b = float(lmax[j]), float(rmin[j])
+        th = (a + b) / 2.0
+        if not a <= th < b:
+            th = a
+        return DPSplit(t.feature, th, build(int(left[j])), build(int(right[j])))
+
+    return build(0), wrong
+
+
 def optimal_tree(
     X: np.ndarray,
     y: np.ndarray,
@@ -619,8 +674,13 @@ def optimal_tree(
     except _Timeout:
         timed_out = True
         lower = min(S.root_lower_bound(), S.root_cost)
-    tree = _refine(S.materialise(S.root_tree), X, np.arange(n))
-    cost = errors(tree, X, y, w)
+    tree = S.materialise(S.root_tree)
+    if S.compiled:
+        tree, wrong = _refine_compiled(tree, X, y)
+        cost = float(w[wrong].sum())  # as errors()
+    else:
+        tree = _refine(tree, X, np.arange(n))
+        cost = errors(tree, X, y, w)
     seconds = time.perf_counter() - start
     status = "optimal" if (not timed_out and lower >= cost - S.tol) else "feasible"
     if status == "optimal":
