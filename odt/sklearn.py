@@ -153,8 +153,8 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
             prog = compile_program(self.program_text_, data=table, params=self.params_ or None,
                                    filename="<ODTClassifier>")
             res = prog.solve(backend=None if self.backend == "auto" else self.backend, time_limit=self.time_limit)
-        except OdtDataError as exc:
-            raise OdtInputError(list(exc.diagnostics)) from None
+        except OdtDataError as exc:  # hints speak of the estimator's knobs, not of a data block
+            raise OdtInputError([dataclasses.replace(d, hint=_estimator_hint(d.hint)) for d in exc.diagnostics]) from None
         if res.classifier is None:
             raise OdtError(f"no classifier found within the time limit (status {res.status}); raise time_limit")
         # solved on class indices (the order of classes_); shown and saved with the labels themselves
@@ -379,3 +379,11 @@ def _decimal(x: Fraction) -> str:
     a float's shortest repr (the objective then uses that decimal)."""
     f = float(x)
     return repr(f) if "e" not in repr(f) else f"{f:.12f}"
+
+
+def _estimator_hint(hint: str | None) -> str | None:
+    """A data-block hint said as the estimator's knob: ``missing "?" (drop)`` in a data block
+    is ``ODTClassifier(missing="drop")`` (or ``"learn"``) here."""
+    if hint is not None and "missing" in hint:
+        return "pass ODTClassifier(missing='learn') (each split learns where a missing value goes) or missing='drop'"
+    return hint

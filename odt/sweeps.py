@@ -24,6 +24,7 @@ from __future__ import annotations
 import csv
 import itertools
 import os
+import warnings
 import sys
 import time
 from html import escape
@@ -86,6 +87,11 @@ def sweep(program: str | Path, grid: Mapping[str, Sequence[float]], folds: int =
     fold_of = stratified_folds(np.asarray(table.strings(target)), int(folds), seed)
     if np.bincount(fold_of, minlength=folds).min() == 0:
         raise SweepError(f"{table.n_rows} rows cannot make {folds} folds")
+    labels, counts = np.unique(np.asarray(table.strings(target)), return_counts=True)
+    if counts.min() < folds:  # as scikit-learn's StratifiedKFold: a warning, the sweep still runs
+        warnings.warn(f"class '{labels[counts.argmin()]}' has {counts.min()} rows, fewer than the {folds} "
+                      "folds: some test folds hold none of it (lower --folds for steadier estimates)",
+                      UserWarning, stacklevel=2)
     tasks = [(i, k) for i in range(len(settings)) for k in range(int(folds))]
     names = [f"param_{n}" for n in grid]  # as scikit-learn's cv_results_: no clash with a measure
     writer_file = open(output, "w", newline="") if output is not None else None
@@ -116,13 +122,17 @@ def sweep(program: str | Path, grid: Mapping[str, Sequence[float]], folds: int =
 
 def summary(frame: Any, names: Sequence[str]) -> Any:
     """Per setting (``names``: its ``param_<name>`` columns): mean and standard deviation of test accuracy, mean train accuracy and
-    size; the best setting (highest mean test accuracy, then the smaller size) first."""
+    size, and ``failed``, the folds without a classifier; the best setting (every fold
+    solved, the highest mean test accuracy, then the smaller size) first."""
     g = frame.groupby(list(names), sort=False)
     out = g.agg(test_mean=("test_accuracy", "mean"), test_std=("test_accuracy", "std"),
                 train_mean=("train_accuracy", "mean"), size_mean=("size", "mean"),
-                seconds=("seconds", "sum")).reset_index()
+                seconds=("seconds", "sum"), failed=("test_accuracy", lambda v: int(v.isna().sum()))).reset_index()
     out["test_std"] = out["test_std"].fillna(0.0)
-    return out.sort_values(["test_mean", "size_mean"], ascending=[False, True], kind="stable").reset_index(drop=True)
+    # a setting with folds that found no classifier (time limit, infeasible) is measured on
+    # fewer folds: it ranks after every setting measured on all of them
+    return out.sort_values(["failed", "test_mean", "size_mean"], ascending=[True, False, True],
+                           kind="stable").reset_index(drop=True)
 
 
 def stratified_folds(labels: np.ndarray, k: int, seed: int) -> np.ndarray:
@@ -205,7 +215,7 @@ def _run(tasks: list[tuple[int, int]], text: str, filename: str, settings: list[
             client = Client(cluster)
         else:
             client = Client(scheduler, timeout=10)
-    except (OSError, TimeoutError) as exc:
+    except (OSError, TimeoutError, ValueError) as exc:  # ValueError: a malformed address
         if cluster is not None:
             cluster.close()
         raise SweepError(f"cannot reach the Dask scheduler '{scheduler}': {exc}") from None

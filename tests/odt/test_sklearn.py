@@ -167,8 +167,9 @@ def test_bad_input_is_a_clear_value_error(bmi):
         ODTClassifier().fit(X, np.zeros(len(X)))
     bad = X.copy()
     bad.loc[3, "Weight"] = np.nan
-    with pytest.raises(ValueError, match=r"column 'Weight', row 4: missing value"):
+    with pytest.raises(ValueError, match=r"column 'Weight', row 4: missing value") as missing:
         ODTClassifier().fit(bad, y)
+    assert "ODTClassifier(missing='learn')" in str(missing.value)  # the estimator's knob, not a data block
     with pytest.raises(odt.OdtError, match=r"<ODTClassifier>:\d+:\d+: error: unknown feature 'Wieght'"):
         ODTClassifier(constraints="every path: Height before Wieght").fit(X, y)
     with pytest.raises(ValueError, match="X has 2 features, but ODTClassifier is expecting 3"):

@@ -104,3 +104,17 @@ def test_the_plot_keeps_labels_inside_the_picture_and_apart():
     for i, (a, b, y) in enumerate(boxes):
         for c, d, z in boxes[:i]:
             assert not (a < d and c < b and abs(y - z) < 12), "two labels overlap"
+
+
+def test_a_setting_with_a_fold_that_found_no_classifier_ranks_after_complete_ones():
+    from odt.sweeps import summary
+    frame = pd.DataFrame({"param_depth": [1, 1, 2, 2], "fold": [0, 1, 0, 1],
+                          "test_accuracy": [0.8, 0.8, 1.0, None], "train_accuracy": [0.8, 0.8, 1.0, None],
+                          "size": [1, 1, 3, None], "seconds": [0.1, 0.1, 0.1, 5.0]})
+    table = summary(frame, ["param_depth"])
+    assert table["param_depth"].tolist() == [1, 2] and table["failed"].tolist() == [0, 1]
+
+
+def test_more_folds_than_rows_of_a_class_warns(program, tmp_path):
+    with pytest.warns(UserWarning, match="fewer than the 60 folds"):
+        odt.sweep(program, {"depth": [1]}, folds=60, scheduler=None)
