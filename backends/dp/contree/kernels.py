@@ -476,6 +476,47 @@ def class_totals(cls, wts, K):  # pragma: no cover
     return tot
 
 
+@njit(cache=True, nogil=True, inline="always")
+def side_errors(cl, ca, totL, totR, K):  # pragma: no cover
+    """Depth-one errors of the two sides of the root cut when the second split falls after
+    the current row: per side, (weight - largest class weight) of the rows before and after
+    it. ``cl``: class weights of this side's rows so far going left at the root; ``ca``: of
+    all rows so far; ``totL`` / ``totR``: the root sides' class totals."""
+    if K == 2:
+        a = cl[0]
+        b = cl[1]
+        left = min(a, b) + min(totL[0] - a, totL[1] - b)
+        a = ca[0] - cl[0]
+        b = ca[1] - cl[1]
+        return left, min(a, b) + min(totR[0] - a, totR[1] - b)
+    sc = 0.0
+    mc = -np.inf
+    sr = 0.0
+    mr = -np.inf
+    sc2 = 0.0
+    mc2 = -np.inf
+    sr2 = 0.0
+    mr2 = -np.inf
+    for k in range(K):
+        c1 = cl[k]
+        r1 = totL[k] - c1
+        c2 = ca[k] - c1
+        r2 = totR[k] - c2
+        sc += c1
+        sr += r1
+        sc2 += c2
+        sr2 += r2
+        if c1 > mc:
+            mc = c1
+        if r1 > mr:
+            mr = r1
+        if c2 > mc2:
+            mc2 = c2
+        if r2 > mr2:
+            mr2 = r2
+    return (sc - mc) + (sr - mr), (sc2 - mc2) + (sr2 - mr2)
+
+
 @njit(cache=True, nogil=True)
 def d2_errors(ordl, posl, cls, wts, valid, K, f1, z, big, errL, errR, totL, totR):  # pragma: no cover
     """Alg. 2 ``D2Split`` of one root split with all errors kept: ``errL[f2, i]`` /
@@ -509,41 +550,8 @@ def d2_errors(ordl, posl, cls, wts, valid, K, f1, z, big, errL, errR, totL, totR
             if not valid[f2, i]:
                 errL[f2, i] = big
                 errR[f2, i] = big
-            elif K == 2:
-                a = cl[0]
-                b = cl[1]
-                errL[f2, i] = min(a, b) + min(totL[0] - a, totL[1] - b)
-                a = ca[0] - cl[0]
-                b = ca[1] - cl[1]
-                errR[f2, i] = min(a, b) + min(totR[0] - a, totR[1] - b)
             else:
-                sc = 0.0
-                mc = -np.inf
-                sr = 0.0
-                mr = -np.inf
-                sc2 = 0.0
-                mc2 = -np.inf
-                sr2 = 0.0
-                mr2 = -np.inf
-                for k in range(K):
-                    c1 = cl[k]
-                    r1 = totL[k] - c1
-                    c2 = ca[k] - c1
-                    r2 = totR[k] - c2
-                    sc += c1
-                    sr += r1
-                    sc2 += c2
-                    sr2 += r2
-                    if c1 > mc:
-                        mc = c1
-                    if r1 > mr:
-                        mr = r1
-                    if c2 > mc2:
-                        mc2 = c2
-                    if r2 > mr2:
-                        mr2 = r2
-                errL[f2, i] = (sc - mc) + (sr - mr)
-                errR[f2, i] = (sc2 - mc2) + (sr2 - mr2)
+                errL[f2, i], errR[f2, i] = side_errors(cl, ca, totL, totR, K)
 
 
 @njit(cache=True, nogil=True)

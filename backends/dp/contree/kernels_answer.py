@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kernels import njit
+from .kernels import njit, side_errors
 
 
 @njit(cache=True, nogil=True)
@@ -65,38 +65,7 @@ def d2_subtree(rows, order, vals, y, wd, K, f1, z, big, d_strict, tol, mark, out
                 errL[f2, i] = big
                 errR[f2, i] = big
             else:
-                sc = 0.0
-                mc = -np.inf
-                sr = 0.0
-                mr = -np.inf
-                sc2 = 0.0
-                mc2 = -np.inf
-                sr2 = 0.0
-                mr2 = -np.inf
-                for k in range(K):
-                    c1 = cl[k]
-                    r1 = totL[k] - c1
-                    c2 = ca[k] - c1
-                    r2 = totR[k] - c2
-                    sc += c1
-                    sr += r1
-                    sc2 += c2
-                    sr2 += r2
-                    if c1 > mc:
-                        mc = c1
-                    if r1 > mr:
-                        mr = r1
-                    if c2 > mc2:
-                        mc2 = c2
-                    if r2 > mr2:
-                        mr2 = r2
-                if K == 2:
-                    errL[f2, i] = min(cl[0], cl[1]) + min(totL[0] - cl[0], totL[1] - cl[1])
-                    errR[f2, i] = min(ca[0] - cl[0], ca[1] - cl[1]) + min(totR[0] - (ca[0] - cl[0]),
-                                                                            totR[1] - (ca[1] - cl[1]))
-                else:
-                    errL[f2, i] = (sc - mc) + (sr - mr)
-                    errR[f2, i] = (sc2 - mc2) + (sr2 - mr2)
+                errL[f2, i], errR[f2, i] = side_errors(cl, ca, totL, totR, K)
     a = nval[f1, z]
     b = nval[f1, z + 1]
     t = (a + b) / 2.0
