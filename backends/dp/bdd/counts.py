@@ -137,14 +137,24 @@ def prefixes(p: int, h: int) -> Iterator[tuple[int, ...]]:
 
 def prefix_errors(rows: Rows, prefix: tuple[int, ...]) -> tuple[int, np.ndarray]:
     """Errors of Q + {f, g} for every f < g after Q: returns (start, E) where
-    E[a, b] = errors(Q + (start + a, start + b)) for a < b (other entries: +inf).
+    E[a, b] = errors(Q + (start + a, start + b)) for a < b (other entries: +inf)."""
+    start = prefix[-1] + 1 if prefix else 0
+    E = pair_errors(rows, prefix, slice(start, None))
+    E[np.tril_indices(E.shape[0])] = np.inf
+    return start, E
+
+
+def pair_errors(rows: Rows, prefix: tuple[int, ...], cols: slice | np.ndarray) -> np.ndarray:
+    """(m, m) errors of the feature *sets* Q + {f, g} for every f, g among the m columns
+    ``cols`` (any columns, in any order; E[a, a] is the errors of Q + {f}, and a feature
+    repeated in Q or cols counts once: its cells are simply empty), from one weighted
+    Gram product per Q-cell (and class).
 
     Two classes take one Gram product per Q-cell, with signed weights (+w for class 0,
     -w for class 1): D = N11(0) - N11(1), and since max(a, b) = (a + b + |a - b|) / 2,
     the cell's majority weight is (its weight + |difference|) / 2 in each sub-cell."""
     dt = _dtype(rows)
-    start = prefix[-1] + 1 if prefix else 0
-    Xr = rows.X[:, start:]
+    Xr = rows.X[:, cols]
     m = Xr.shape[1]
     kq = cell_index(rows.X, prefix)
     best: np.ndarray = np.zeros((m, m), dt)  # sum over cells of the max class weight
@@ -183,6 +193,4 @@ def prefix_errors(rows: Rows, prefix: tuple[int, ...]) -> tuple[int, np.ndarray]
                     mx = v if mx is None else np.maximum(mx, v)
                 if mx is not None:
                     best += mx
-    E = (rows.total - best).astype(np.float64)
-    E[np.tril_indices(m)] = np.inf
-    return start, E
+    return (rows.total - best).astype(np.float64)

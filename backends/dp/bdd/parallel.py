@@ -1,45 +1,33 @@
-"""The errors-only enumeration split over processes (both cores of the machine).
+"""Stage 2 of the bounded subset enumeration (``neighbours``) split over processes (both
+cores of the machine).
 
-Input: the merged rows, the number of levels h >= 2, a deadline and the all-features
-lower bound. Output: the least majority errors over every h-subset and a subset reaching
-it, and whether every prefix was counted. Prefixes are dealt round-robin (the early
-prefixes have the most later features, so the work is shared evenly); each worker runs
-``counts.prefix_errors`` with BLAS held to one thread. Forked workers inherit the rows,
-nothing is pickled but the answers. Ties go to the lexicographically first subset, so
-the answer does not depend on the number of workers.
+Input: a ``neighbours._Search`` whose stage 1 is done (centres, bounds, incumbent) and a
+number of parts. Output: per part, its least errors and subset (original numbering),
+whether it finished and how many subsets it counted. The first features of the prefixes
+are dealt round-robin (the early ones, the strongest, have the most later features, so
+the work is shared evenly); each worker runs with BLAS held to one thread and starts
+from the stage-1 incumbent. Forked workers inherit the search; nothing is pickled but
+the answers. Every part counts every subset of least errors in its share (only bounds
+strictly above an incumbent prune), so the least (errors, subset) over the parts does not
+depend on the number of parts (unless a part reaches the all-features bound and stops early).
 """
 from __future__ import annotations
 
 import multiprocessing as mp
 import os
-import time
+from typing import Any, Callable
 
-import numpy as np
-
-from .counts import Rows, prefix_errors, prefixes
-
-_ROWS: Rows | None = None  # set in the parent before forking
+_SEARCH: Any = None  # set in the parent before forking
 
 
-def _worker(job: tuple[int, int, int, float | None, float]) -> tuple[float, tuple[int, ...], bool]:
-    part, parts, h, deadline, floor = job
+def _worker(job: tuple[int, int]) -> tuple[float, tuple[int, ...], bool, int]:
+    part, parts = job
     from threadpoolctl import threadpool_limits
 
-    assert _ROWS is not None
-    best, subset = float("inf"), ()  # type: tuple[float, tuple[int, ...]]
+    search = _SEARCH
     with threadpool_limits(1, user_api="blas"):
-        for i, q in enumerate(prefixes(_ROWS.X.shape[1], h)):
-            if i % parts != part:
-                continue
-            if deadline is not None and time.time() > deadline:
-                return best, subset, False
-            if best <= floor + 1e-9:
-                break
-            start, E = prefix_errors(_ROWS, q)
-            x, y = np.unravel_index(int(np.argmin(E)), E.shape)
-            if E[x, y] < best:
-                best, subset = float(E[x, y]), q + (start + int(x), start + int(y))
-    return best, subset, True
+        done = search.stage_two(part, parts)
+    return search.best, search.subset, done, search.counted
 
 
 def workers() -> int:
@@ -50,17 +38,20 @@ def workers() -> int:
         return max(1, min(2, os.cpu_count() or 1))
 
 
-def least_errors(rows: Rows, h: int, deadline: float | None, floor: float,
-                 parts: int) -> tuple[float, tuple[int, ...], bool]:
-    """(least errors, subset, complete) over every h-subset, in ``parts`` processes.
-    ``deadline`` is a ``time.time()`` instant (shared by the processes)."""
-    global _ROWS
-    _ROWS = rows
+def run_parts(search: Any, parts: int,
+              tick: Callable[[], None] | None = None) -> list[tuple[float, tuple[int, ...], bool, int]]:
+    """Stage 2 of ``search`` in ``parts`` forked processes: one (errors, subset, complete,
+    counted) per part. The search's deadline is a ``time.time()`` instant, shared by all.
+    ``tick()`` runs every half second while the parent waits (progress lines)."""
+    global _SEARCH
+    _SEARCH = search
     try:
         with mp.get_context("fork").Pool(parts) as pool:
-            answers = pool.map(_worker, [(i, parts, h, deadline, floor) for i in range(parts)])
+            answer = pool.map_async(_worker, [(i, parts) for i in range(parts)])
+            while not answer.ready():
+                answer.wait(0.5)
+                if tick is not None and not answer.ready():
+                    tick()
+            return answer.get()
     finally:
-        _ROWS = None
-    complete = all(done for _, _, done in answers)
-    best = min(answers, key=lambda a: (a[0], a[1]))
-    return best[0], best[1], complete
+        _SEARCH = None

@@ -11,7 +11,9 @@ ordered h-subset S. Its errors are at least errors(S), the majority errors of S
 (``counts``), with equality for the majority table; its size is at least 1 unless it is
 constant (the constant classifier is the incumbent seeded first). So:
   * errors only (``minimize errors``, ``maximize accuracy``, with ``errors <= k``): the
-    optimum is the subset with the least errors(S), every subset counted by ``counts``;
+    optimum is the subset with the least errors(S); for h >= 3 ``neighbours`` counts
+    only the subsets that its similarity bound over clusters of features cannot rule
+    out (on both cores when the work is large), for h <= 2 every subset is counted;
     the enumeration stops early when it meets the lower bound of all features (rows
     identical on every feature with different classes);
   * with sizes (``+ a * nodes``, ``then nodes``, ``nodes <= K``, ``minimize nodes``):
@@ -33,16 +35,11 @@ import numpy as np
 
 from odt.compiler.search_bdd import BddSearch
 
-from . import parallel
+from . import neighbours, parallel
 from .counts import Rows, bayes_errors, cell_weights, merge_rows, prefix_errors, prefixes, single_errors
 from .size import Key, best_on_subset, decoded_size, permute_cells, permute_table
 
 _TOL = 1e-9
-#: multiply-adds of the Gram products (rows x later features^2 over the prefixes) from
-#: which the errors-only enumeration runs in two processes: below it, forking costs more
-_PARALLEL_FROM = 2e9
-
-
 def _work(rows: Rows, h: int) -> float:
     p = rows.X.shape[1]
     n = rows.X.shape[0]
@@ -105,6 +102,7 @@ def optimal_bdd(problem: BddSearch, time_limit: float | None = None,
     best: tuple[tuple[int, ...], list[int], float, int] | None = ((), [const_class], const_errors, 0) \
         if best_key is not None else None
     examined = 0
+    bounded = ""  # the bounded enumeration's account of its work
     last_report = [clock]
 
     def report(force: bool = False) -> None:
@@ -163,9 +161,12 @@ def optimal_bdd(problem: BddSearch, time_limit: float | None = None,
     complete = True
     if h == 1:
         consider([(f,) for f in range(p)], single_errors(rows))
-    elif h >= 2 and not with_size and parallel.workers() > 1 and _work(rows, h) >= _PARALLEL_FROM:
+    elif h >= 3 and not with_size:
         remaining = None if deadline is None else time.time() + (deadline - time.perf_counter())
-        errors, subset, complete = parallel.least_errors(rows, h, remaining, floor, parallel.workers())
+        with _one_blas_thread(_work(rows, h)):
+            errors, subset, complete, bounded = neighbours.least_errors(
+                rows, h, remaining, floor, parallel.workers(),
+                None if on_progress is None else lambda e: on_progress(time.perf_counter() - clock, e, floor))
         if subset:
             consider([subset], np.array([errors]))
     elif h >= 2:
@@ -183,7 +184,8 @@ def optimal_bdd(problem: BddSearch, time_limit: float | None = None,
         best = (tuple(subset[o] for o in order), permute_table(table, order), best[2],
                 decoded_size(permute_table(table, order), permute_cells(W, order), problem.bias))
     seconds = time.perf_counter() - clock
-    stats = f"{p} useful features, {h} levels, {rows.X.shape[0]} distinct rows; {examined} subsets sized; {seconds:.2f} s"
+    stats = (f"{p} useful features, {h} levels, {rows.X.shape[0]} distinct rows; "
+             f"{bounded + '; ' if bounded else ''}{examined} subsets sized; {seconds:.2f} s")
     report(force=True)
     if best is None or best_key is None:
         return BddResult("infeasible" if complete else "unknown", None, (), (), 0.0, 0,
