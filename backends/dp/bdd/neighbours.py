@@ -112,7 +112,9 @@ class _Search:
     """One bounded enumeration: the renumbered rows, the clusters, the stage-1 bounds."""
 
     def __init__(self, rows: Rows, h: int, deadline: float | None, floor: float,
-                 on_progress: Callable[[float], None] | None = None):
+                 on_progress: Callable[[float], None] | None = None,
+                 limit: Callable[[], float] | None = None,
+                 visit: Callable[[np.ndarray, list[tuple[int, ...]]], None] | None = None):
         self.order = np.argsort(single_errors(rows), kind="stable")  # new -> original feature
         self.rows = Rows(rows.X[:, self.order], rows.y, rows.w, rows.n_classes)
         self.p, self.h, self.deadline, self.floor = rows.X.shape[1], h, deadline, floor
@@ -134,6 +136,7 @@ class _Search:
         self.counted = 0
         self.pruned = 0
         self.finer_kept = [0, 0]  # columns kept by _finer, columns given to it
+        self.limit, self.visit = limit, visit
         self.on_progress = on_progress
         self.reported = time.time()
 
@@ -144,6 +147,11 @@ class _Search:
         original = tuple(sorted(int(self.order[f]) for f in subset))
         if errors < self.best - _TOL or (errors <= self.best + _TOL and original < self.subset):
             self.best, self.subset = errors, original
+
+    def cap(self) -> float:
+        """The errors a subset must not exceed to be counted: the incumbent's, or the
+        caller's (``visit`` mode)."""
+        return self.best if self.limit is None else self.limit()
 
     def out_of_time(self) -> bool:
         """Past the deadline? (And the progress report, about every half second.)"""
@@ -199,7 +207,10 @@ class _Search:
         T[:, list(P)] = np.inf
         k, l = (int(i) for i in np.unravel_index(int(np.argmin(T)), T.shape))
         if np.isfinite(T[k, l]):
-            self.offer(float(T[k, l]), tuple(int(self.cent[c]) for c in (*P, k, l)))
+            subset = tuple(int(self.cent[c]) for c in (*P, k, l))
+            self.offer(float(T[k, l]), subset)
+            if self.visit is not None and T[k, l] <= self.cap() + _TOL:
+                self.visit(T[k:k + 1, l], [tuple(int(self.order[f]) for f in subset)])
 
     # -- stage 2: the features -------------------------------------------------------------
     def stage_two(self, part: int = 0, parts: int = 1) -> bool:
@@ -213,14 +224,14 @@ class _Search:
         for a in range(first, self.p - (t - len(Q)) - 1):
             if not Q and a % parts != part:
                 continue
-            if self.best <= self.floor + _TOL:
+            if self.visit is None and self.best <= self.floor + _TOL:
                 return True
             if self.out_of_time():
                 return False
             prefix = Q + (a,)
             s = shift + float(self.dist[a])
             key = tuple(sorted(int(self.owner[f]) for f in prefix))
-            if self.level[len(prefix)].get(key, np.inf) - s > self.best + _TOL:
+            if self.level[len(prefix)].get(key, np.inf) - s > self.cap() + _TOL:
                 self.pruned += 1
                 continue
             if len(prefix) < t:
@@ -247,11 +258,11 @@ class _Search:
         R = self.after[Q[-1]]
         T = self.table(P)
         cluster_bound = (T - R[None, :]).min(axis=1) - R - shift
-        if cluster_bound.min() > self.best + _TOL:
+        if cluster_bound.min() > self.cap() + _TOL:
             self.pruned += 1
             return
         later = np.arange(Q[-1] + 1, self.p)
-        cols = later[cluster_bound[self.owner[later]] <= self.best + _TOL]
+        cols = later[cluster_bound[self.owner[later]] <= self.cap() + _TOL]
         if len(cols) > 2 * len(self.fine) and self.finer_pays():
             before = len(cols)
             cols = self._finer(Q, cols)
@@ -259,17 +270,23 @@ class _Search:
             self.finer_kept[1] += before
         if len(cols) < 2:
             return
-        E = pair_errors(self.rows, Q, cols)
+        # every later column kept: a view, not a copy, of the matrix
+        E = pair_errors(self.rows, Q, slice(Q[-1] + 1, None) if len(cols) == len(later) else cols)
         E[np.tril_indices(len(cols))] = np.inf
         self.counted += len(cols) * (len(cols) - 1) // 2
         x, y = np.unravel_index(int(np.argmin(E)), E.shape)
+        if self.visit is not None:
+            i, j = np.nonzero(E <= self.cap() + _TOL)
+            if len(i):
+                subsets = np.column_stack([np.broadcast_to(np.array(Q), (len(i), len(Q))), cols[i], cols[j]])
+                self.visit(E[i, j], [tuple(int(f) for f in row) for row in self.order[subsets]])
+            return
         if E[x, y] <= self.best + _TOL:  # the first in the original numbering among equal ones
             i, j = np.nonzero(E <= E[x, y] + _TOL)
             subsets = np.column_stack([np.broadcast_to(np.array(Q), (len(i), len(Q))), cols[i], cols[j]])
             original = np.sort(self.order[subsets], axis=1)
             first = int(np.lexsort(original.T[::-1])[0])
             self.offer(float(E[x, y]), tuple(int(f) for f in subsets[first]))
-
 
     def finer_pays(self) -> bool:
         """Whether ``_finer`` still pays: after 20 calls, only if it removed at least a
@@ -284,7 +301,7 @@ class _Search:
         R = self.fine_after[Q[-1]]
         T = pair_errors(self.rows, Q, self.fine)
         cluster_bound = (T - R[None, :]).min(axis=1) - R
-        return cols[cluster_bound[self.fine_owner[cols]] <= self.best + _TOL]
+        return cols[cluster_bound[self.fine_owner[cols]] <= self.cap() + _TOL]
 
 
 def _radii_after(owner: np.ndarray, dist: np.ndarray, g: int) -> np.ndarray:
@@ -301,6 +318,23 @@ def _radii_after(owner: np.ndarray, dist: np.ndarray, g: int) -> np.ndarray:
 
 def _sub_multisets(P: tuple[int, ...], s: int) -> Iterator[tuple[int, ...]]:
     return (tuple(c) for c in combinations(P, s))
+
+
+def visit_subsets(rows: Rows, h: int, deadline: float | None, limit: Callable[[], float],
+                  visit: Callable[[np.ndarray, list[tuple[int, ...]]], None]) -> tuple[bool, str]:
+    """Call ``visit(errors, subsets)`` (original numbering) with every h-subset whose
+    errors do not exceed ``limit()`` when it is counted (``limit`` may fall as ``visit``
+    finds better classifiers; a subset may be visited twice, once as a subset of centres),
+    in one process. Returns (complete, stats)."""
+    search = _Search(rows, h, deadline, -np.inf, None, limit, visit)
+    complete = search.stage_one() and search.stage_two()
+    return complete, _stats(search, h, 1)
+
+
+def _stats(search: "_Search", h: int, processes: int) -> str:
+    return (f"{len(search.cent)} centres (radius <= {search.radius.max():g}), "
+            f"{search.counted + len(search.tables) * len(search.cent) ** 2} of {comb(search.p, h)} subsets counted"
+            f"{f' in {processes} processes' if processes > 1 else ''}")
 
 
 def least_errors(rows: Rows, h: int, deadline: float | None, floor: float, parts: int = 1,
@@ -321,8 +355,4 @@ def least_errors(rows: Rows, h: int, deadline: float | None, floor: float, parts
                 search.best, search.subset = errors, subset
     elif complete:
         complete = search.stage_two()
-    total = comb(search.p, h)
-    stats = (f"{len(search.cent)} centres (radius <= {search.radius.max():g}), "
-             f"{search.counted + len(search.tables) * len(search.cent) ** 2} of {total} subsets counted"
-             f"{f' in {parts} processes' if forked else ''}")
-    return search.best, search.subset, complete, stats
+    return search.best, search.subset, complete, _stats(search, h, parts if forked else 1)

@@ -114,6 +114,19 @@ def optimal_bdd(problem: BddSearch, time_limit: float | None = None,
     def out_of_time() -> bool:
         return deadline is not None and time.perf_counter() > deadline
 
+    def visit(errs: np.ndarray, subsets: list[tuple[int, ...]]) -> None:
+        consider(subsets, errs)
+        report()
+
+    def errors_cap() -> float:
+        """The most errors a subset may have and still give a key below the incumbent
+        (at least one node: the constant classifier is the first incumbent)."""
+        a1, b1, c1 = obj.coefs[0]
+        cap = float("inf") if obj.max_errors is None else obj.max_errors
+        if best_key is not None and a1 > 0:
+            cap = min(cap, (best_key[0] - b1 - c1) / a1)
+        return cap
+
     def consider(subsets: list[tuple[int, ...]], errs: np.ndarray) -> None:
         """Subsets with their majority errors: keep the best (errors only), or examine
         those whose bound beats the incumbent (sizes)."""
@@ -169,6 +182,10 @@ def optimal_bdd(problem: BddSearch, time_limit: float | None = None,
                 None if on_progress is None else lambda e: on_progress(time.perf_counter() - clock, e, floor))
         if subset:
             consider([subset], np.array([errors]))
+    elif h >= 3:  # with sizes: every subset whose errors can still give a better key
+        remaining = None if deadline is None else time.time() + (deadline - time.perf_counter())
+        with _one_blas_thread(_work(rows, h)):
+            complete, bounded = neighbours.visit_subsets(rows, h, remaining, errors_cap, visit)
     elif h >= 2:
         with _one_blas_thread(_work(rows, h)):
             complete = run_prefixes()

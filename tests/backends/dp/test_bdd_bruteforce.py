@@ -104,3 +104,36 @@ def test_dp_equals_the_brute_force(seed, which):
         return
     assert tuple(res.objective_levels) == pytest.approx(expected)
     assert res.classifier.kind == "bdd" and res.classifier.depth <= H
+
+
+def _clustered_case(seed):
+    """Thresholds of two numeric attributes (near-equal features: the clusters of the
+    bounded enumeration, ``neighbours``), the class mostly one threshold of the first."""
+    rng = np.random.default_rng(100 + seed)
+    n = int(rng.integers(14, 24))
+    values = rng.random((n, 2))
+    X = np.column_stack([values[:, a] <= t for a in range(2) for t in (0.3, 0.4, 0.5)]).astype(int)
+    y = np.where(rng.random(n) < 0.8, (values[:, 0] > 0.45).astype(int), rng.integers(0, 2, size=n))
+    w = rng.integers(1, 3, size=n)
+    return X, y, w
+
+
+SIZED = [2, 3, 4, 5, 7, 8]
+
+
+@pytest.mark.parametrize("seed", [0, 1, pytest.param(2, marks=pytest.mark.slow), pytest.param(3, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("which", SIZED)
+def test_dp_equals_the_brute_force_at_depth_three_over_six_clustered_features(seed, which):
+    X, y, w = _clustered_case(seed)
+    text, key, _ = OBJECTIVES[which]
+    data = {f"f{j}": X[:, j] for j in range(X.shape[1])}
+    data["w"], data["class"] = w, y
+    prog = odt.compile(f'data {{ target class\n weight w }}\nmodel bdd(depth = 3, bias = "C")\n{text}\nsolve dp', data=data)
+    expected = brute_force(X, y.astype(int), w.astype(float), 3, 2, "C", key)
+    if expected is None:
+        with pytest.raises(InfeasibleProgram):
+            prog.solve()
+        return
+    res = prog.solve()
+    assert res.status == "optimal" and res.verified
+    assert tuple(res.objective_levels) == pytest.approx(expected)
