@@ -144,33 +144,36 @@ def prefix_errors(rows: Rows, prefix: tuple[int, ...]) -> tuple[int, np.ndarray]
     return start, E
 
 
-def pair_errors(rows: Rows, prefix: tuple[int, ...], cols: slice | np.ndarray) -> np.ndarray:
-    """(m, m) errors of the feature *sets* Q + {f, g} for every f, g among the m columns
-    ``cols`` (any columns, in any order; E[a, a] is the errors of Q + {f}, and a feature
-    repeated in Q or cols counts once: its cells are simply empty), from one weighted
-    Gram product per Q-cell (and class).
+def pair_errors(rows: Rows, prefix: tuple[int, ...], cols: slice | np.ndarray,
+                left: slice | np.ndarray | None = None) -> np.ndarray:
+    """(l, m) errors of the feature *sets* Q + {f, g} for every f among the l columns
+    ``left`` (default: ``cols``) and every g among the m columns ``cols`` (any columns, in
+    any order; with f == g it is the errors of Q + {f}, and a feature repeated in Q or the
+    columns counts once: its cells are simply empty), from one weighted Gram product per
+    Q-cell (and class).
 
     Two classes take one Gram product per Q-cell, with signed weights (+w for class 0,
     -w for class 1): D = N11(0) - N11(1), and since max(a, b) = (a + b + |a - b|) / 2,
     the cell's majority weight is (its weight + |difference|) / 2 in each sub-cell."""
     dt = _dtype(rows)
     Xr = rows.X[:, cols]
-    m = Xr.shape[1]
+    Xl = Xr if left is None else rows.X[:, left]
     kq = cell_index(rows.X, prefix)
-    best: np.ndarray = np.zeros((m, m), dt)  # sum over cells of the max class weight
+    best: np.ndarray = np.zeros((Xl.shape[1], Xr.shape[1]), dt)  # sum over cells of the max class weight
     if rows.n_classes == 2:
         signed = np.where(rows.y == 0, rows.w, -rows.w)
         for k in np.unique(kq):
             sel = kq == k
             A = Xr[sel].astype(dt)
+            L = A if left is None else Xl[sel].astype(dt)
             sw = signed[sel].astype(dt)
-            D = (A * sw[:, None]).T @ A
-            d = np.diagonal(D).copy()
+            D = (L * sw[:, None]).T @ A
+            dl, dr = sw @ L, sw @ A
             t = dt(sw.sum())
             acc = np.abs(D)
-            acc += np.abs(d[:, None] - D)
-            acc += np.abs(d[None, :] - D)
-            acc += np.abs(t - d[:, None] - d[None, :] + D)
+            acc += np.abs(dl[:, None] - D)
+            acc += np.abs(dr[None, :] - D)
+            acc += np.abs(t - dl[:, None] - dr[None, :] + D)
             best += acc
         best = (dt(rows.total) + best) / 2
     else:
@@ -182,14 +185,15 @@ def pair_errors(rows: Rows, prefix: tuple[int, ...], cols: slice | np.ndarray) -
                 if not sel.any():
                     continue
                 A = Xr[sel].astype(dt)
+                L = A if left is None else Xl[sel].astype(dt)
                 wc = rows.w[sel].astype(dt)
-                G = (A * wc[:, None]).T @ A  # N11
-                stats.append((G, np.diagonal(G).copy(), dt(wc.sum())))
+                G = (L * wc[:, None]).T @ A  # N11
+                stats.append((G, wc @ L, wc @ A, dt(wc.sum())))
             for q in range(4):  # the four sub-cells of k: (f, g) in 11, 10, 01, 00
                 mx = None
-                for G, d, tot in stats:
-                    v = G if q == 0 else d[:, None] - G if q == 1 else d[None, :] - G if q == 2 \
-                        else tot - d[:, None] - d[None, :] + G
+                for G, dl, dr, tot in stats:
+                    v = G if q == 0 else dl[:, None] - G if q == 1 else dr[None, :] - G if q == 2 \
+                        else tot - dl[:, None] - dr[None, :] + G
                     mx = v if mx is None else np.maximum(mx, v)
                 if mx is not None:
                     best += mx
