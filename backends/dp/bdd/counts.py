@@ -121,6 +121,26 @@ def _dtype(rows: Rows) -> type:
     return np.float32 if integral else np.float64
 
 
+def subset_errors(rows: Rows, subsets: np.ndarray) -> np.ndarray:
+    """(S,): errors of each of the S subsets (rows of ``subsets``, h features each),
+    counted directly: every row's cell in every subset, one weighted bincount. For a few
+    subsets this costs less than building any Gram product.
+
+    >>> r = merge_rows(np.array([[1, 0], [1, 1], [0, 1]], bool), np.array([1, 0, 0]), np.ones(3), 2)
+    >>> subset_errors(r, np.array([[0], [1]])).tolist()
+    [1.0, 0.0]
+    """
+    S, h = subsets.shape
+    cells = np.zeros((rows.X.shape[0], S), np.int64)
+    for j in range(h):
+        cells = 2 * cells + rows.X[:, subsets[:, j]]
+    flat = (np.arange(S)[None, :] << h) + cells  # (subset, cell) as one index
+    W = np.zeros((S << h, rows.n_classes))
+    np.add.at(W, (flat.reshape(-1), np.repeat(rows.y, S)), np.repeat(rows.w, S))
+    W = W.reshape(S, 1 << h, rows.n_classes)
+    return (W.sum(axis=2) - W.max(axis=2)).sum(axis=1)
+
+
 def single_errors(rows: Rows) -> np.ndarray:
     """(p,): errors of each one-feature BDD (H = 1)."""
     Wc = np.zeros((rows.X.shape[0], rows.n_classes))
