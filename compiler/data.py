@@ -14,84 +14,19 @@ import csv
 import gc
 import io
 import math
-import operator
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Iterator, Mapping, NamedTuple, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 
 from .errors import OdtDataError, did_you_mean
+from .features import Block, Feature, FeatureList, ThresholdBlock, missing_rule
 from .ranges import MAX_MAGNITUDE
 from .source import Span
-
-
-class Feature(NamedTuple):
-    """One binary feature of the model.
-
-    kind ``binary``: column value == 1; ``threshold``: column value <= threshold;
-    ``category``: column value == category (one-hot); a ``threshold`` whose ``category`` is
-    ``missing:yes|<markers>`` or ``missing:no|<markers>`` (``missing ... (learn)``) also
-    routes a missing cell (one of the markers, NaN or None) to its yes or no side — the
-    direction a split learns is the choice between the two; ``oblique`` (S6): the hyperplane test
-    sum(coef * value) >= threshold, where a term's value is the raw number of its column,
-    or, for a term with a category, 1 when the column holds that category.
-    """
-
-    column: str
-    kind: str
-    threshold: float | None = None
-    category: str | None = None
-    terms: tuple[tuple[str, str | None, float], ...] = ()
-
-    @property
-    def name(self) -> str:
-        if self.kind == "binary":
-            return self.column
-        if self.kind == "threshold":
-            rule = missing_rule(self)
-            side = "" if rule is None else f" (missing: {'yes' if rule[0] else 'no'})"
-            return f"{self.column} <= {self.threshold:g}{side}"
-        if self.kind == "oblique":
-            text = ""
-            for i, (col, cat, c) in enumerate(self.terms):
-                var = col if cat is None else f"[{col} == {cat}]"
-                sign = ("-" if c < 0 else "") if i == 0 else (" - " if c < 0 else " + ")
-                text += f"{sign}{abs(c):.4g}*{var}"
-            return f"{text} >= {self.threshold:.6g}"
-        return f"{self.column} == {self.category}"
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(col for col, _, _ in self.terms)) if self.kind == "oblique" else (self.column,)
-
-    def to_json(self) -> dict:
-        out: dict[str, object] = {"column": self.column, "kind": self.kind, "threshold": self.threshold,
-                                  "category": self.category}
-        if self.terms:
-            out["terms"] = [list(t) for t in self.terms]
-        return out
-
-    @staticmethod
-    def from_json(obj: Mapping[str, Any]) -> "Feature":
-        terms = tuple((t[0], t[1], float(t[2])) for t in obj.get("terms", ()))
-        return Feature(obj["column"], obj["kind"], obj.get("threshold"), obj.get("category"), terms)
-
-
-def missing_rule(feat: Feature) -> tuple[bool, tuple[str, ...]] | None:
-    """For a threshold feature with a learned missing direction: (missing goes to the yes
-    side, the markers); None for every other feature.
-
-    >>> missing_rule(Feature("age", "threshold", 40.0, "missing:yes|?|NA"))
-    (True, ('?', 'NA'))
-    """
-    if feat.category is None or not feat.category.startswith("missing:"):
-        return None
-    side, *markers = feat.category[len("missing:"):].split("|")
-    return side == "yes", tuple(markers)
 
 
 def numbers_or_missing(table: "RawTable", column: str, markers: tuple[str, ...]) -> np.ndarray:
@@ -116,68 +51,72 @@ def numbers_or_missing(table: "RawTable", column: str, markers: tuple[str, ...])
     return out
 
 
-_KIND = operator.attrgetter("kind")
-_COLUMN = operator.attrgetter("column")
+__all__ = ["Binarizer", "Dataset", "Feature", "FeatureList", "RawTable", "ThresholdBlock", "missing_rule"]
 
 
 @dataclass(frozen=True, slots=True)
 class Binarizer:
-    """Turns raw rows into the 0/1 feature matrix the classifier was trained on."""
+    """Turns raw rows into the 0/1 feature matrix the classifier was trained on.
 
-    features: tuple[Feature, ...]
+    ``features``: a tuple of features, or a dataset's ``FeatureList`` (whose threshold
+    columns are compared with their whole threshold array at once)."""
+
+    features: Sequence[Feature]
 
     @property
     def columns(self) -> tuple[str, ...]:
         """The raw columns the features read, in order of first use."""
-        if "oblique" not in set(map(_KIND, self.features)):  # C-level passes over millions of features
-            return tuple(dict.fromkeys(map(_COLUMN, self.features)))
-        out: dict[str, None] = {}
-        for f in self.features:
-            out.update(dict.fromkeys(f.columns))
-        return tuple(out)
+        return FeatureList.of(self.features).columns()
 
     def transform(self, table: "RawTable") -> np.ndarray:
         """The (rows x features) boolean matrix of ``table``; errors name column and row."""
-        out = np.zeros((table.n_rows, len(self.features)), dtype=bool)
+        features = FeatureList.of(self.features)
+        for col in features.columns():
+            if col not in table.columns:
+                raise OdtDataError(
+                    f"{table.name}: the classifier needs column '{col}', which is missing",
+                    hint=did_you_mean(col, table.columns, "column"),
+                )
+        out = np.zeros((table.n_rows, len(features)), dtype=bool)
         numeric_cache: dict[str, np.ndarray] = {}
-        for j, feat in enumerate(self.features):
-            for col in feat.columns:
-                if col not in table.columns:
-                    raise OdtDataError(
-                        f"{table.name}: the classifier needs column '{col}', which is missing",
-                        hint=did_you_mean(col, table.columns, "column"),
-                    )
-            if feat.kind == "oblique":
-                total = np.zeros(table.n_rows)
-                for col, cat, coef in feat.terms:
-                    if cat is not None:
-                        total += coef * (table.strings(col) == cat)
-                    else:
-                        if col not in numeric_cache:
-                            numeric_cache[col] = table.numbers(col)
-                        total += coef * numeric_cache[col]
-                assert feat.threshold is not None
-                out[:, j] = total >= feat.threshold
+        for start, block in features.blocks():
+            if isinstance(block, ThresholdBlock):  # every threshold of the column in one comparison
+                np.less_equal(_numbers(table, block.column, numeric_cache)[:, None], block.thresholds[None, :],
+                              out=out[:, start:start + len(block)])
                 continue
-            if feat.kind == "category":
-                out[:, j] = table.strings(feat.column) == feat.category
-                continue
-            rule = missing_rule(feat) if feat.kind == "threshold" else None
-            if rule is not None:  # a learned direction: missing cells go to the yes or the no side
-                key = "\x00missing\x00" + feat.column + "\x00" + "\x00".join(rule[1])
-                if key not in numeric_cache:
-                    numeric_cache[key] = numbers_or_missing(table, feat.column, rule[1])
-                values = numeric_cache[key]
-                out[:, j] = (values <= feat.threshold) | (np.isnan(values) & rule[0])
-                continue
-            if feat.column not in numeric_cache:
-                numeric_cache[feat.column] = table.numbers(feat.column)
-            values = numeric_cache[feat.column]
-            out[:, j] = values == 1 if feat.kind == "binary" else values <= feat.threshold
+            for j, feat in enumerate(block, start):
+                out[:, j] = _feature_column(table, feat, numeric_cache)
         return out
 
     def to_json(self) -> list:
         return [f.to_json() for f in self.features]
+
+
+def _numbers(table: "RawTable", column: str, cache: dict[str, np.ndarray]) -> np.ndarray:
+    if column not in cache:
+        cache[column] = table.numbers(column)
+    return cache[column]
+
+
+def _feature_column(table: "RawTable", feat: Feature, numeric_cache: dict[str, np.ndarray]) -> np.ndarray:
+    """The 0/1 column of one feature on ``table``."""
+    if feat.kind == "oblique":
+        total = np.zeros(table.n_rows)
+        for col, cat, coef in feat.terms:
+            total += coef * ((table.strings(col) == cat) if cat is not None else _numbers(table, col, numeric_cache))
+        assert feat.threshold is not None
+        return total >= feat.threshold
+    if feat.kind == "category":
+        return table.strings(feat.column) == feat.category
+    rule = missing_rule(feat) if feat.kind == "threshold" else None
+    if rule is not None:  # a learned direction: missing cells go to the yes or the no side
+        key = "\x00missing\x00" + feat.column + "\x00" + "\x00".join(rule[1])
+        if key not in numeric_cache:
+            numeric_cache[key] = numbers_or_missing(table, feat.column, rule[1])
+        values = numeric_cache[key]
+        return (values <= feat.threshold) | (np.isnan(values) & rule[0])
+    values = _numbers(table, feat.column, numeric_cache)
+    return values == 1 if feat.kind == "binary" else values <= feat.threshold
 
 
 class RawTable:
@@ -487,9 +426,16 @@ class Dataset:
     def n_rows(self) -> int:
         return int(self.y.shape[0])
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.binarizer.features, FeatureList):  # one FeatureList, made once
+            object.__setattr__(self, "binarizer", Binarizer(FeatureList.of(self.binarizer.features)))
+
     @property
-    def features(self) -> tuple[Feature, ...]:
-        return self.binarizer.features
+    def features(self) -> FeatureList:
+        """The binary features, a ``FeatureList`` (threshold features made on use)."""
+        features = self.binarizer.features
+        assert isinstance(features, FeatureList)
+        return features
 
     def row_weights(self) -> np.ndarray:
         return self.weights if self.weights is not None else np.ones(self.n_rows)
@@ -508,22 +454,21 @@ def _class_values(labels: np.ndarray) -> tuple[tuple[Any, ...], np.ndarray]:
     return classes, of_distinct[inverse.reshape(-1)]
 
 
-def _thresholds(values: np.ndarray, rule: ColumnRule) -> list[float]:
-    uniq = np.unique(values)
+def _thresholds(values: np.ndarray, rule: ColumnRule) -> np.ndarray:
+    """The cuts of a numeric column, ascending: the explicit values, or the midpoints
+    between consecutive distinct values (all of them, or the ones nearest the quantiles).
+    One sort of the column (``np.unique``)."""
     if rule.method == "explicit":
-        return sorted(set(rule.values))
+        return np.array(sorted(set(rule.values)), dtype=np.float64)
+    uniq = np.unique(values)
     if uniq.size < 2:
-        return []
+        return np.zeros(0)
     mids = (uniq[:-1] + uniq[1:]) / 2.0
-    if rule.method == "quantiles":
-        if rule.k - 1 >= mids.size:  # as many quantiles as midpoints: each midpoint is a cut
-            return mids.tolist()
+    if rule.method == "quantiles" and rule.k - 1 < mids.size:  # else each midpoint is a cut
         qs = np.quantile(values, [i / rule.k for i in range(1, rule.k)])
-        chosen = []
-        for q in qs:  # snap each quantile to the nearest midpoint so cuts fall between values
-            chosen.append(float(mids[int(np.argmin(np.abs(mids - q)))]))
-        return sorted(set(chosen))
-    return mids.tolist()
+        # snap each quantile to the nearest midpoint so cuts fall between values
+        return np.unique(mids[[int(np.argmin(np.abs(mids - q))) for q in qs]])
+    return mids
 
 
 def build_dataset(table: RawTable, spec: DataSpec) -> Dataset:
@@ -534,9 +479,10 @@ def build_dataset(table: RawTable, spec: DataSpec) -> Dataset:
 
 @contextmanager
 def _allocating() -> Iterator[None]:
-    """Pause the cyclic garbage collector while millions of acyclic objects (one feature
-    per midpoint) are made: each of its passes would scan them all again (2x on 20,000 x
-    100 raw columns)."""
+    """Pause the cyclic garbage collector while many acyclic objects are made (the two
+    features per cut of a column whose missing cells a split learns to route; categories):
+    each of its passes would scan them all again. Threshold columns make none: they are
+    arrays (``ThresholdBlock``)."""
     was = gc.isenabled()
     gc.disable()
     try:
@@ -602,19 +548,19 @@ def _build_dataset(table: RawTable, spec: DataSpec) -> Dataset:
         raise OdtDataError(f"{table.name}: no feature column: the data holds only the target '{target}'"
                            + (" and its weight, id or dropped columns" if len(skip - {None}) > 1 else ""),
                            spec.spans.get(target), "a classifier needs at least one column to split on")
-    features: list[Feature] = []
+    blocks: list[Block] = []
     raw: list[str] = []
     for col in cols:
         if col in skip:
             continue
         try:
             rule = spec.rules.get(col) or _infer_rule(table, col)
-            features.extend(_features_of(table, col, rule, raw))
+            blocks.append(_features_of(table, col, rule, raw))
         except OdtDataError as exc:
             errors.append(_at(exc, spec.spans.get(col)))
     if errors:
         raise OdtDataError([d for e in errors for d in e.diagnostics])
-    return Dataset(table, target, classes, y, weights, ids, Binarizer(tuple(features)), tuple(raw))
+    return Dataset(table, target, classes, y, weights, ids, Binarizer(FeatureList(blocks)), tuple(raw))
 
 
 def _at(exc: OdtDataError, span: Span | None) -> OdtDataError:
@@ -661,24 +607,24 @@ def _infer_rule(table: RawTable, col: str) -> ColumnRule:
     return ColumnRule("categorical")
 
 
-def _features_of(table: RawTable, col: str, rule: ColumnRule, raw: list[str]) -> list[Feature]:
+def _features_of(table: RawTable, col: str, rule: ColumnRule, raw: list[str]) -> Block:
+    """The features of one column: made ones, or a numeric column's thresholds as one block."""
     if rule.missing:  # every cut twice: a missing cell on its yes side, or on its no side
         values = numbers_or_missing(table, col, rule.missing)
         present = values[~np.isnan(values)]
         marks = "|".join(rule.missing)
-        return [Feature(col, "threshold", t, f"missing:{side}|{marks}")
-                for t in _thresholds(present, rule) for side in ("yes", "no")]
+        return tuple(Feature(col, "threshold", t, f"missing:{side}|{marks}")
+                     for t in _thresholds(present, rule).tolist() for side in ("yes", "no"))
     if rule.kind == "categorical":
         cats = sorted(set(table.strings(col)))
-        return [Feature(col, "category", category=c) for c in cats]
+        return tuple(Feature(col, "category", category=c) for c in cats)
     values = table.numbers(col)
     if rule.kind == "binary":
         bad = np.flatnonzero((values != 0) & (values != 1))
         if bad.size:
             i = int(bad[0])
             raise OdtDataError(f"{table.name}: column '{col}' is declared binary but {table.where(i)} holds {values[i]:g}", rule.span)
-        return [Feature(col, "binary")]
+        return (Feature(col, "binary"),)
     if rule.method in ("raw", "all"):
         raw.append(col)
-    new = tuple.__new__  # one feature per midpoint (millions on large raw columns): no keyword handling
-    return [new(Feature, (col, "threshold", t, None, ())) for t in _thresholds(values, rule)]
+    return ThresholdBlock(col, _thresholds(values, rule))
