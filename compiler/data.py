@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import csv
 import gc
-import io
 import math
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence, TextIO
 
 import numpy as np
 
@@ -285,7 +284,11 @@ def _not_utf8(path: Path, name: str, exc: UnicodeDecodeError) -> OdtDataError:
 
 def _read_csv_fast(path: Path, name: str) -> RawTable | None:
     """The table by ``numpy.loadtxt``, or None when the file needs the careful reader (an
-    error to report, quoting, ragged rows, blank lines)."""
+    error to report, quoting, ragged rows, blank lines).
+
+    A file of numbers is parsed straight from the open file (numpy reads it in chunks: no
+    copy of the whole text, 4 bytes a character in a ``StringIO``, is held); anything else
+    is read again as text cells."""
     try:
         with open(path, encoding="utf-8-sig") as fh:
             header_line = fh.readline()
@@ -294,16 +297,22 @@ def _read_csv_fast(path: Path, name: str) -> RawTable | None:
             header = [h.strip() for h in header_line.rstrip("\r\n").split(",")]
             if not header_line.strip() or len(set(header)) != len(header) or "" in header:
                 return None
-            text = fh.read()
+            body_start = fh.tell()
+            numbers = _all_numbers(fh, len(header))
+            if numbers is not None:  # every cell a finite number: one C pass, no text array
+                return RawTable(name, {h: numbers[:, j] for j, h in enumerate(header)}, first_line=2)
+            fh.seek(body_start)
+            return _text_cells(fh, header, name)
     except (OSError, UnicodeDecodeError, ValueError):
         return None
-    numbers = _all_numbers(text, len(header))
-    if numbers is not None:  # every cell a finite number: one C pass, no text array
-        return RawTable(name, {h: numbers[:, j] for j, h in enumerate(header)}, first_line=2)
+
+
+def _text_cells(fh: TextIO, header: list[str], name: str) -> RawTable | None:
+    """The body of ``fh`` as stripped text cells, or None (the careful reader's case)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "input contained no data": the careful reader says it
-            body = np.loadtxt(io.StringIO(text), dtype=str, delimiter=",", comments=None, ndmin=2, quotechar='"')
+            body = np.loadtxt(fh, dtype=str, delimiter=",", comments=None, ndmin=2, quotechar='"')
     except ValueError:
         return None
     if body.shape[0] == 0 or body.shape[1] != len(header):
@@ -314,13 +323,13 @@ def _read_csv_fast(path: Path, name: str) -> RawTable | None:
     return RawTable(name, {h: body[:, j] for j, h in enumerate(header)}, first_line=2)
 
 
-def _all_numbers(text: str, width: int) -> np.ndarray | None:
-    """The body as a float64 matrix when every cell is a finite number (numpy's C parser,
-    which stops at the first cell that is not), else None."""
+def _all_numbers(fh: TextIO, width: int) -> np.ndarray | None:
+    """The rest of the open file as a float64 matrix when every cell is a finite number
+    (numpy's C parser, which stops at the first cell that is not), else None."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            body = np.loadtxt(io.StringIO(text), dtype=np.float64, delimiter=",", comments=None, ndmin=2)
+            body = np.loadtxt(fh, dtype=np.float64, delimiter=",", comments=None, ndmin=2)
     except ValueError:
         return None
     if body.shape[0] == 0 or body.shape[1] != width or not np.isfinite(body).all():
@@ -586,12 +595,10 @@ _MARKERS = {"?", "na", "n/a", "nan", "null", "none", "-", "--", ".", "missing"}
 def _infer_rule(table: RawTable, col: str) -> ColumnRule:
     values = table.columns[col]
     if values.dtype.kind in "biuf":
-        uniq = set(np.unique(values).tolist())
-        return ColumnRule("binary") if uniq <= {0.0, 1.0} else ColumnRule("numeric")
+        return ColumnRule("binary") if _zero_one(values) else ColumnRule("numeric")
     floats = table.floats(col)
     if floats is not None and np.isfinite(floats).all():
-        uniq = set(np.unique(floats).tolist())
-        return ColumnRule("binary") if uniq <= {0.0, 1.0} else ColumnRule("numeric")
+        return ColumnRule("binary") if _zero_one(floats) else ColumnRule("numeric")
     texts, inverse = np.unique(np.asarray(values, dtype=str), return_inverse=True)  # each distinct text once
     numeric = np.array([_is_number(t) for t in texts], dtype=bool)
     if numeric.any():
@@ -605,6 +612,11 @@ def _infer_rule(table: RawTable, col: str) -> ColumnRule:
                   f"declare 'categorical {col}' (every value a category) or 'drop {col}', or clean the value"),
         )
     return ColumnRule("categorical")
+
+
+def _zero_one(values: np.ndarray) -> bool:
+    """Every value is 0 or 1 (one linear pass; the thresholds sort the column once)."""
+    return bool(((values == 0) | (values == 1)).all())
 
 
 def _features_of(table: RawTable, col: str, rule: ColumnRule, raw: list[str]) -> Block:
