@@ -449,6 +449,29 @@ class Dataset:
     def row_weights(self) -> np.ndarray:
         return self.weights if self.weights is not None else np.ones(self.n_rows)
 
+    def row_patterns(self, mask: np.ndarray) -> np.ndarray:
+        """A (rows x k) uint64 matrix whose rows are equal exactly when the rows of ``X``
+        restricted to the features in ``mask`` are, without building ``X``: a column's
+        threshold block gives the number of its kept cuts below the value (its bits,
+        value <= cut, are monotone in the cut, so that count fixes them all), the other
+        features their 0/1 columns packed 64 to a word."""
+        parts: list[np.ndarray] = []
+        made: list[Feature] = []
+        for start, block in self.features.blocks():
+            keep = mask[start:start + len(block)]
+            if isinstance(block, ThresholdBlock):
+                if keep.any():
+                    cuts = np.sort(block.thresholds[keep])
+                    below = np.searchsorted(cuts, self.table.numbers(block.column), side="left")
+                    parts.append(below.astype(np.uint64))
+                continue
+            made += [f for f, k in zip(block, keep) if k]
+        if made:
+            bits = np.packbits(Binarizer(tuple(made)).transform(self.table), axis=1)
+            bits = np.pad(bits, ((0, 0), (0, -bits.shape[1] % 8)))
+            parts.append(np.ascontiguousarray(bits).view(np.uint64))
+        return np.column_stack(parts) if parts else np.zeros((self.n_rows, 0), dtype=np.uint64)
+
 
 def _class_values(labels: np.ndarray) -> tuple[tuple[Any, ...], np.ndarray]:
     distinct, inverse = np.unique(labels, return_inverse=True)  # each distinct label once

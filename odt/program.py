@@ -140,7 +140,7 @@ class Program:
             data = self.checked.dataset
             if isinstance(self.checked.skeleton, BddSkeleton):
                 return (f"BDD subset enumeration on the program, no encoding: {int((data.row_weights() > 0).sum())} "
-                        f"rows, {int(data.X.shape[1])} features")
+                        f"rows, {len(data.features)} features")
             return (f"ConTree search on the program, no encoding: {int((data.row_weights() > 0).sum())} rows, "
                     f"{len(data.binarizer.columns)} columns")
         return estimate(self.checked, name).describe()

@@ -188,3 +188,33 @@ def test_solved_models_and_their_json_are_unchanged(name, tmp_path):
     assert again.to_json() == res.classifier.to_json()
     assert (again.predict(prog.dataset.table.columns) == res.classifier.predict(prog.dataset.table.columns)).all()
 
+
+@pytest.mark.parametrize("file, items, model", [
+    ("banknote.csv", "", "tree(depth <= 2)"),
+    ("hepatitis.csv", 'missing "?" (learn)', "tree(depth <= 2)"),
+    ("bmi.csv", "categorical Gender", "tree(depth <= 2) { features Gender, Weight }"),
+    ("lung-cancer.csv", "numeric AreaQ by [2.5, 5.5]", "tree(depth <= 2) { features Age, AreaQ }"),
+])
+def test_row_patterns_tell_the_rows_of_the_matrix_apart_without_building_it(file, items, model):
+    prog = odt.compile(f'data "{DATA / file}" {{ target class {items} }}\nmodel {model}\nminimize errors\n'
+                       'solve maxsat')
+    data, mask = prog.dataset, prog.checked.feature_mask
+    patterns = data.row_patterns(mask)
+    assert "X" not in data.__dict__
+    rows = data.X[:, mask]
+    _, of_x = np.unique(rows, axis=0, return_inverse=True)
+    _, of_p = np.unique(patterns, axis=0, return_inverse=True)
+    pairs = set(zip(of_x.reshape(-1).tolist(), of_p.reshape(-1).tolist()))
+    assert len(pairs) == len(set(of_x.reshape(-1).tolist())) == len(set(of_p.reshape(-1).tolist()))  # a bijection
+
+
+def test_check_estimates_a_solver_encoding_of_raw_columns_without_the_matrix(tmp_path):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(400, 3))
+    csv = tmp_path / "d.csv"
+    np.savetxt(csv, np.column_stack([X, X[:, 0] > 0]), delimiter=",", header="a,b,c,class", comments="", fmt="%.17g")
+    prog = odt.compile(f'data "{csv}" {{ target class }}\nmodel tree(depth <= 2)\nminimize errors\nsolve maxsat')
+    described = prog.check_backend("maxsat")
+    assert "estimated" in described and "X" not in prog.dataset.__dict__
+    from odt.routing import distinct_rows
+    assert distinct_rows(prog.checked) == 400 == len(np.unique(prog.dataset.X, axis=0))
