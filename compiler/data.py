@@ -663,4 +663,6 @@ def _features_of(table: RawTable, col: str, rule: ColumnRule, raw: list[str]) ->
         return (Feature(col, "binary"),)
     if rule.method in ("raw", "all"):
         raw.append(col)
-    return ThresholdBlock(col, _thresholds(values, rule))
+    cuts = _thresholds(values, rule)
+    cuts.flags.writeable = False  # the block keeps it as it is (no copy)
+    return ThresholdBlock(col, cuts)

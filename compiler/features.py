@@ -90,13 +90,17 @@ _NEW = tuple.__new__  # a feature per threshold (millions on large raw columns):
 
 class ThresholdBlock:
     """The features ``Feature(column, "threshold", t)`` for each t of ``thresholds`` (a
-    float64 array), in that order."""
+    read-only float64 array, shared by slices), in that order."""
 
     __slots__ = ("column", "thresholds")
 
     def __init__(self, column: str, thresholds: Any):
         self.column = column
-        self.thresholds: np.ndarray = np.asarray(thresholds, dtype=np.float64).reshape(-1)
+        cuts = np.asarray(thresholds, dtype=np.float64).reshape(-1)
+        if cuts.flags.writeable:  # immutable, as the features it stands for: a copy unless read-only already
+            cuts = cuts.copy()
+            cuts.flags.writeable = False
+        self.thresholds: np.ndarray = cuts
 
     def feature(self, i: int) -> Feature:
         return _NEW(Feature, (self.column, "threshold", float(self.thresholds[i]), None, ()))
@@ -127,10 +131,6 @@ class ThresholdBlock:
 Block = Union[tuple[Feature, ...], ThresholdBlock]
 
 
-def _block_of(block: Block | Iterable[Feature]) -> Block:
-    return block if isinstance(block, ThresholdBlock) else tuple(block)
-
-
 class FeatureList(Sequence[Feature]):
     """The features of a dataset as a sequence of blocks (see the module docstring).
 
@@ -145,14 +145,17 @@ class FeatureList(Sequence[Feature]):
 
     def __init__(self, blocks: Iterable[Block | Iterable[Feature]] = ()):
         merged: list[Block] = []
+        made: list[Feature] = []  # adjacent made features, gathered into one block
         for raw in blocks:
-            block = _block_of(raw)
-            if not len(block):
-                continue
-            if isinstance(block, tuple) and merged and isinstance(merged[-1], tuple):
-                merged[-1] = merged[-1] + block  # adjacent made features: one block
-            else:
-                merged.append(block)
+            if not isinstance(raw, ThresholdBlock):
+                made.extend(raw)
+            elif len(raw):
+                if made:
+                    merged.append(tuple(made))
+                    made = []
+                merged.append(raw)
+        if made:
+            merged.append(tuple(made))
         self._blocks: tuple[Block, ...] = tuple(merged)
         starts = [0]
         for block in merged:
@@ -209,8 +212,9 @@ class FeatureList(Sequence[Feature]):
             yield from block
 
     def __contains__(self, value: object) -> bool:
-        if not isinstance(value, Feature):
-            return False
+        if not isinstance(value, tuple) or len(value) != len(Feature._fields):
+            return False  # no feature equals it (a Feature is a 5-tuple)
+        value = Feature._make(value)
         for block in self._blocks:
             if isinstance(block, tuple):
                 if value in block:

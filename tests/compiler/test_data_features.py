@@ -218,3 +218,16 @@ def test_check_estimates_a_solver_encoding_of_raw_columns_without_the_matrix(tmp
     assert "estimated" in described and "X" not in prog.dataset.__dict__
     from odt.routing import distinct_rows
     assert distinct_rows(prog.checked) == 400 == len(np.unique(prog.dataset.X, axis=0))
+
+
+def test_thresholds_are_read_only_and_a_plain_tuple_is_found_as_the_feature_it_equals():
+    cuts = np.array([1.0, 2.0])
+    block = ThresholdBlock("x", cuts)
+    with pytest.raises(ValueError):
+        block.thresholds[0] = 5.0
+    cuts[0] = 0.5  # the caller's array stays its own, and writable
+    assert block.thresholds.tolist() == [1.0, 2.0] and FeatureList([block])[1:][0].threshold == 2.0
+    fl = FeatureList([block, (Feature("b", "binary"),), (), ThresholdBlock("y", []), (Feature("c", "binary"),)])
+    assert [len(b) for _, b in fl.blocks()] == [2, 2]  # empty blocks dropped, adjacent made features merged
+    assert ("x", "threshold", 2.0, None, ()) in fl and ("x", "threshold", 2, None, ()) in fl
+    assert ("x", "threshold", 3.0, None, ()) not in fl and "x" not in fl and ("b", "binary", None, None, ()) in fl
