@@ -50,9 +50,6 @@ def numbers_or_missing(table: "RawTable", column: str, markers: tuple[str, ...])
     return out
 
 
-__all__ = ["Binarizer", "Dataset", "Feature", "FeatureList", "RawTable", "ThresholdBlock", "missing_rule"]
-
-
 @dataclass(frozen=True, slots=True)
 class Binarizer:
     """Turns raw rows into the 0/1 feature matrix the classifier was trained on.
@@ -70,25 +67,31 @@ class Binarizer:
     def transform(self, table: "RawTable") -> np.ndarray:
         """The (rows x features) boolean matrix of ``table``; errors name column and row."""
         features = FeatureList.of(self.features)
-        for col in features.columns():
-            if col not in table.columns:
-                raise OdtDataError(
-                    f"{table.name}: the classifier needs column '{col}', which is missing",
-                    hint=did_you_mean(col, table.columns, "column"),
-                )
         out = np.zeros((table.n_rows, len(features)), dtype=bool)
         numeric_cache: dict[str, np.ndarray] = {}
         for start, block in features.blocks():
             if isinstance(block, ThresholdBlock):  # every threshold of the column in one comparison
+                _present(table, (block.column,))
                 np.less_equal(_numbers(table, block.column, numeric_cache)[:, None], block.thresholds[None, :],
                               out=out[:, start:start + len(block)])
                 continue
             for j, feat in enumerate(block, start):
+                _present(table, feat.columns)
                 out[:, j] = _feature_column(table, feat, numeric_cache)
         return out
 
     def to_json(self) -> list:
         return [f.to_json() for f in self.features]
+
+
+def _present(table: "RawTable", columns: tuple[str, ...]) -> None:
+    """Raise, naming it, for the first of ``columns`` that ``table`` lacks."""
+    for col in columns:
+        if col not in table.columns:
+            raise OdtDataError(
+                f"{table.name}: the classifier needs column '{col}', which is missing",
+                hint=did_you_mean(col, table.columns, "column"),
+            )
 
 
 def _numbers(table: "RawTable", column: str, cache: dict[str, np.ndarray]) -> np.ndarray:

@@ -231,3 +231,12 @@ def test_thresholds_are_read_only_and_a_plain_tuple_is_found_as_the_feature_it_e
     assert [len(b) for _, b in fl.blocks()] == [2, 2]  # empty blocks dropped, adjacent made features merged
     assert ("x", "threshold", 2.0, None, ()) in fl and ("x", "threshold", 2, None, ()) in fl
     assert ("x", "threshold", 3.0, None, ()) not in fl and "x" not in fl and ("b", "binary", None, None, ()) in fl
+
+
+def test_a_missing_column_is_named_by_the_matrix_of_a_feature_list():
+    from odt.compiler.errors import OdtDataError
+
+    features = _dataset("bmi.csv", "categorical Gender").features  # Gender categories, then Height, Weight cuts
+    table = RawTable("t.csv", {"Gender": np.array(["Male"], dtype=object), "Weight": np.array([80.0])})
+    with pytest.raises(OdtDataError, match="the classifier needs column 'Height', which is missing"):
+        Binarizer(features).transform(table)
