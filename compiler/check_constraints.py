@@ -92,10 +92,8 @@ def column_of(name: str, scope: Scope) -> str:
     """A feature name used in a constraint, as the column it tests."""
     if scope.data is None or name in scope.data.table.columns:
         return name
-    for f in scope.data.features:
-        if f.name == name:
-            return f.column
-    return name
+    found = scope.data.features.find_name(name)
+    return name if found is None else found.column
 
 
 def relation(r: ast.Relation, where: str | None, scope: Scope, errs: Collector, span: Span | None = None) -> list:

@@ -160,7 +160,7 @@ def check_feature_name(scope: Scope, n: ast.Name, errs: Collector) -> None:
     """A name used as a feature: a column, or the name of one binarised feature."""
     if scope.data is None or n.text in scope.data.table.columns:
         return
-    if n.text not in {f.name for f in scope.data.features}:
+    if scope.data.features.find_name(n.text) is None:
         errs.add(OdtNameError, f"unknown feature '{n.text}'", n.span, did_you_mean(n.text, scope.columns, "column"))
 
 

@@ -55,7 +55,7 @@ def check_model(m: ast.ModelDef, scope: Scope, errs: Collector) -> tuple[Any, st
                 errs.add(OdtNameError, f"unknown column '{n.text}'", n.span, did_you_mean(n.text, scope.columns, "column"))
             wanted.add(n.text)
         if scope.data is not None:
-            mask = np.array([f.column in wanted for f in scope.data.features], dtype=bool)
+            mask = scope.data.features.column_mask(wanted)
     if scope.data is not None and not mask.any():
         errs.add(OdtDataError, "the model has no feature to split on", m.span,
                  "every column is constant on these rows, or 'features' names none that varies")

@@ -12,86 +12,20 @@ from __future__ import annotations
 
 import csv
 import gc
-import io
 import math
-import operator
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Iterator, Mapping, NamedTuple, Sequence
+from typing import Any, Iterator, Mapping, Sequence, TextIO
 
 import numpy as np
 
 from .errors import OdtDataError, did_you_mean
+from .features import Block, Feature, FeatureList, ThresholdBlock, missing_rule
 from .ranges import MAX_MAGNITUDE
 from .source import Span
-
-
-class Feature(NamedTuple):
-    """One binary feature of the model.
-
-    kind ``binary``: column value == 1; ``threshold``: column value <= threshold;
-    ``category``: column value == category (one-hot); a ``threshold`` whose ``category`` is
-    ``missing:yes|<markers>`` or ``missing:no|<markers>`` (``missing ... (learn)``) also
-    routes a missing cell (one of the markers, NaN or None) to its yes or no side — the
-    direction a split learns is the choice between the two; ``oblique`` (S6): the hyperplane test
-    sum(coef * value) >= threshold, where a term's value is the raw number of its column,
-    or, for a term with a category, 1 when the column holds that category.
-    """
-
-    column: str
-    kind: str
-    threshold: float | None = None
-    category: str | None = None
-    terms: tuple[tuple[str, str | None, float], ...] = ()
-
-    @property
-    def name(self) -> str:
-        if self.kind == "binary":
-            return self.column
-        if self.kind == "threshold":
-            rule = missing_rule(self)
-            side = "" if rule is None else f" (missing: {'yes' if rule[0] else 'no'})"
-            return f"{self.column} <= {self.threshold:g}{side}"
-        if self.kind == "oblique":
-            text = ""
-            for i, (col, cat, c) in enumerate(self.terms):
-                var = col if cat is None else f"[{col} == {cat}]"
-                sign = ("-" if c < 0 else "") if i == 0 else (" - " if c < 0 else " + ")
-                text += f"{sign}{abs(c):.4g}*{var}"
-            return f"{text} >= {self.threshold:.6g}"
-        return f"{self.column} == {self.category}"
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(col for col, _, _ in self.terms)) if self.kind == "oblique" else (self.column,)
-
-    def to_json(self) -> dict:
-        out: dict[str, object] = {"column": self.column, "kind": self.kind, "threshold": self.threshold,
-                                  "category": self.category}
-        if self.terms:
-            out["terms"] = [list(t) for t in self.terms]
-        return out
-
-    @staticmethod
-    def from_json(obj: Mapping[str, Any]) -> "Feature":
-        terms = tuple((t[0], t[1], float(t[2])) for t in obj.get("terms", ()))
-        return Feature(obj["column"], obj["kind"], obj.get("threshold"), obj.get("category"), terms)
-
-
-def missing_rule(feat: Feature) -> tuple[bool, tuple[str, ...]] | None:
-    """For a threshold feature with a learned missing direction: (missing goes to the yes
-    side, the markers); None for every other feature.
-
-    >>> missing_rule(Feature("age", "threshold", 40.0, "missing:yes|?|NA"))
-    (True, ('?', 'NA'))
-    """
-    if feat.category is None or not feat.category.startswith("missing:"):
-        return None
-    side, *markers = feat.category[len("missing:"):].split("|")
-    return side == "yes", tuple(markers)
 
 
 def numbers_or_missing(table: "RawTable", column: str, markers: tuple[str, ...]) -> np.ndarray:
@@ -116,68 +50,75 @@ def numbers_or_missing(table: "RawTable", column: str, markers: tuple[str, ...])
     return out
 
 
-_KIND = operator.attrgetter("kind")
-_COLUMN = operator.attrgetter("column")
-
-
 @dataclass(frozen=True, slots=True)
 class Binarizer:
-    """Turns raw rows into the 0/1 feature matrix the classifier was trained on."""
+    """Turns raw rows into the 0/1 feature matrix the classifier was trained on.
 
-    features: tuple[Feature, ...]
+    ``features``: a tuple of features, or a dataset's ``FeatureList`` (whose threshold
+    columns are compared with their whole threshold array at once)."""
+
+    features: Sequence[Feature]
 
     @property
     def columns(self) -> tuple[str, ...]:
         """The raw columns the features read, in order of first use."""
-        if "oblique" not in set(map(_KIND, self.features)):  # C-level passes over millions of features
-            return tuple(dict.fromkeys(map(_COLUMN, self.features)))
-        out: dict[str, None] = {}
-        for f in self.features:
-            out.update(dict.fromkeys(f.columns))
-        return tuple(out)
+        return FeatureList.of(self.features).columns()
 
     def transform(self, table: "RawTable") -> np.ndarray:
         """The (rows x features) boolean matrix of ``table``; errors name column and row."""
-        out = np.zeros((table.n_rows, len(self.features)), dtype=bool)
+        features = FeatureList.of(self.features)
+        out = np.zeros((table.n_rows, len(features)), dtype=bool)
         numeric_cache: dict[str, np.ndarray] = {}
-        for j, feat in enumerate(self.features):
-            for col in feat.columns:
-                if col not in table.columns:
-                    raise OdtDataError(
-                        f"{table.name}: the classifier needs column '{col}', which is missing",
-                        hint=did_you_mean(col, table.columns, "column"),
-                    )
-            if feat.kind == "oblique":
-                total = np.zeros(table.n_rows)
-                for col, cat, coef in feat.terms:
-                    if cat is not None:
-                        total += coef * (table.strings(col) == cat)
-                    else:
-                        if col not in numeric_cache:
-                            numeric_cache[col] = table.numbers(col)
-                        total += coef * numeric_cache[col]
-                assert feat.threshold is not None
-                out[:, j] = total >= feat.threshold
+        for start, block in features.blocks():
+            if isinstance(block, ThresholdBlock):  # every threshold of the column in one comparison
+                _present(table, (block.column,))
+                np.less_equal(_numbers(table, block.column, numeric_cache)[:, None], block.thresholds[None, :],
+                              out=out[:, start:start + len(block)])
                 continue
-            if feat.kind == "category":
-                out[:, j] = table.strings(feat.column) == feat.category
-                continue
-            rule = missing_rule(feat) if feat.kind == "threshold" else None
-            if rule is not None:  # a learned direction: missing cells go to the yes or the no side
-                key = "\x00missing\x00" + feat.column + "\x00" + "\x00".join(rule[1])
-                if key not in numeric_cache:
-                    numeric_cache[key] = numbers_or_missing(table, feat.column, rule[1])
-                values = numeric_cache[key]
-                out[:, j] = (values <= feat.threshold) | (np.isnan(values) & rule[0])
-                continue
-            if feat.column not in numeric_cache:
-                numeric_cache[feat.column] = table.numbers(feat.column)
-            values = numeric_cache[feat.column]
-            out[:, j] = values == 1 if feat.kind == "binary" else values <= feat.threshold
+            for j, feat in enumerate(block, start):
+                _present(table, feat.columns)
+                out[:, j] = _feature_column(table, feat, numeric_cache)
         return out
 
     def to_json(self) -> list:
         return [f.to_json() for f in self.features]
+
+
+def _present(table: "RawTable", columns: tuple[str, ...]) -> None:
+    """Raise, naming it, for the first of ``columns`` that ``table`` lacks."""
+    for col in columns:
+        if col not in table.columns:
+            raise OdtDataError(
+                f"{table.name}: the classifier needs column '{col}', which is missing",
+                hint=did_you_mean(col, table.columns, "column"),
+            )
+
+
+def _numbers(table: "RawTable", column: str, cache: dict[str, np.ndarray]) -> np.ndarray:
+    if column not in cache:
+        cache[column] = table.numbers(column)
+    return cache[column]
+
+
+def _feature_column(table: "RawTable", feat: Feature, numeric_cache: dict[str, np.ndarray]) -> np.ndarray:
+    """The 0/1 column of one feature on ``table``."""
+    if feat.kind == "oblique":
+        total = np.zeros(table.n_rows)
+        for col, cat, coef in feat.terms:
+            total += coef * ((table.strings(col) == cat) if cat is not None else _numbers(table, col, numeric_cache))
+        assert feat.threshold is not None
+        return total >= feat.threshold
+    if feat.kind == "category":
+        return table.strings(feat.column) == feat.category
+    rule = missing_rule(feat) if feat.kind == "threshold" else None
+    if rule is not None:  # a learned direction: missing cells go to the yes or the no side
+        key = "\x00missing\x00" + feat.column + "\x00" + "\x00".join(rule[1])
+        if key not in numeric_cache:
+            numeric_cache[key] = numbers_or_missing(table, feat.column, rule[1])
+        values = numeric_cache[key]
+        return (values <= feat.threshold) | (np.isnan(values) & rule[0])
+    values = _numbers(table, feat.column, numeric_cache)
+    return values == 1 if feat.kind == "binary" else values <= feat.threshold
 
 
 class RawTable:
@@ -346,7 +287,11 @@ def _not_utf8(path: Path, name: str, exc: UnicodeDecodeError) -> OdtDataError:
 
 def _read_csv_fast(path: Path, name: str) -> RawTable | None:
     """The table by ``numpy.loadtxt``, or None when the file needs the careful reader (an
-    error to report, quoting, ragged rows, blank lines)."""
+    error to report, quoting, ragged rows, blank lines).
+
+    A file of numbers is parsed straight from the open file (numpy reads it in chunks: no
+    copy of the whole text, 4 bytes a character in a ``StringIO``, is held); anything else
+    is read again as text cells."""
     try:
         with open(path, encoding="utf-8-sig") as fh:
             header_line = fh.readline()
@@ -355,16 +300,22 @@ def _read_csv_fast(path: Path, name: str) -> RawTable | None:
             header = [h.strip() for h in header_line.rstrip("\r\n").split(",")]
             if not header_line.strip() or len(set(header)) != len(header) or "" in header:
                 return None
-            text = fh.read()
+            body_start = fh.tell()
+            numbers = _all_numbers(fh, len(header))
+            if numbers is not None:  # every cell a finite number: one C pass, no text array
+                return RawTable(name, {h: numbers[:, j] for j, h in enumerate(header)}, first_line=2)
+            fh.seek(body_start)
+            return _text_cells(fh, header, name)
     except (OSError, UnicodeDecodeError, ValueError):
         return None
-    numbers = _all_numbers(text, len(header))
-    if numbers is not None:  # every cell a finite number: one C pass, no text array
-        return RawTable(name, {h: numbers[:, j] for j, h in enumerate(header)}, first_line=2)
+
+
+def _text_cells(fh: TextIO, header: list[str], name: str) -> RawTable | None:
+    """The body of ``fh`` as stripped text cells, or None (the careful reader's case)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "input contained no data": the careful reader says it
-            body = np.loadtxt(io.StringIO(text), dtype=str, delimiter=",", comments=None, ndmin=2, quotechar='"')
+            body = np.loadtxt(fh, dtype=str, delimiter=",", comments=None, ndmin=2, quotechar='"')
     except ValueError:
         return None
     if body.shape[0] == 0 or body.shape[1] != len(header):
@@ -375,13 +326,13 @@ def _read_csv_fast(path: Path, name: str) -> RawTable | None:
     return RawTable(name, {h: body[:, j] for j, h in enumerate(header)}, first_line=2)
 
 
-def _all_numbers(text: str, width: int) -> np.ndarray | None:
-    """The body as a float64 matrix when every cell is a finite number (numpy's C parser,
-    which stops at the first cell that is not), else None."""
+def _all_numbers(fh: TextIO, width: int) -> np.ndarray | None:
+    """The rest of the open file as a float64 matrix when every cell is a finite number
+    (numpy's C parser, which stops at the first cell that is not), else None."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            body = np.loadtxt(io.StringIO(text), dtype=np.float64, delimiter=",", comments=None, ndmin=2)
+            body = np.loadtxt(fh, dtype=np.float64, delimiter=",", comments=None, ndmin=2)
     except ValueError:
         return None
     if body.shape[0] == 0 or body.shape[1] != width or not np.isfinite(body).all():
@@ -487,12 +438,42 @@ class Dataset:
     def n_rows(self) -> int:
         return int(self.y.shape[0])
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.binarizer.features, FeatureList):  # one FeatureList, made once
+            object.__setattr__(self, "binarizer", Binarizer(FeatureList.of(self.binarizer.features)))
+
     @property
-    def features(self) -> tuple[Feature, ...]:
-        return self.binarizer.features
+    def features(self) -> FeatureList:
+        """The binary features, a ``FeatureList`` (threshold features made on use)."""
+        features = self.binarizer.features
+        assert isinstance(features, FeatureList)
+        return features
 
     def row_weights(self) -> np.ndarray:
         return self.weights if self.weights is not None else np.ones(self.n_rows)
+
+    def row_patterns(self, mask: np.ndarray) -> np.ndarray:
+        """A (rows x k) uint64 matrix whose rows are equal exactly when the rows of ``X``
+        restricted to the features in ``mask`` are, without building ``X``: a column's
+        threshold block gives the number of its kept cuts below the value (its bits,
+        value <= cut, are monotone in the cut, so that count fixes them all), the other
+        features their 0/1 columns packed 64 to a word."""
+        parts: list[np.ndarray] = []
+        made: list[Feature] = []
+        for start, block in self.features.blocks():
+            keep = mask[start:start + len(block)]
+            if isinstance(block, ThresholdBlock):
+                if keep.any():
+                    cuts = np.sort(block.thresholds[keep])
+                    below = np.searchsorted(cuts, self.table.numbers(block.column), side="left")
+                    parts.append(below.astype(np.uint64))
+                continue
+            made += [f for f, k in zip(block, keep) if k]
+        if made:
+            bits = np.packbits(Binarizer(tuple(made)).transform(self.table), axis=1)
+            bits = np.pad(bits, ((0, 0), (0, -bits.shape[1] % 8)))
+            parts.append(np.ascontiguousarray(bits).view(np.uint64))
+        return np.column_stack(parts) if parts else np.zeros((self.n_rows, 0), dtype=np.uint64)
 
 
 def _class_values(labels: np.ndarray) -> tuple[tuple[Any, ...], np.ndarray]:
@@ -508,22 +489,21 @@ def _class_values(labels: np.ndarray) -> tuple[tuple[Any, ...], np.ndarray]:
     return classes, of_distinct[inverse.reshape(-1)]
 
 
-def _thresholds(values: np.ndarray, rule: ColumnRule) -> list[float]:
-    uniq = np.unique(values)
+def _thresholds(values: np.ndarray, rule: ColumnRule) -> np.ndarray:
+    """The cuts of a numeric column, ascending: the explicit values, or the midpoints
+    between consecutive distinct values (all of them, or the ones nearest the quantiles).
+    One sort of the column (``np.unique``)."""
     if rule.method == "explicit":
-        return sorted(set(rule.values))
+        return np.array(sorted(set(rule.values)), dtype=np.float64)
+    uniq = np.unique(values)
     if uniq.size < 2:
-        return []
+        return np.zeros(0)
     mids = (uniq[:-1] + uniq[1:]) / 2.0
-    if rule.method == "quantiles":
-        if rule.k - 1 >= mids.size:  # as many quantiles as midpoints: each midpoint is a cut
-            return mids.tolist()
+    if rule.method == "quantiles" and rule.k - 1 < mids.size:  # else each midpoint is a cut
         qs = np.quantile(values, [i / rule.k for i in range(1, rule.k)])
-        chosen = []
-        for q in qs:  # snap each quantile to the nearest midpoint so cuts fall between values
-            chosen.append(float(mids[int(np.argmin(np.abs(mids - q)))]))
-        return sorted(set(chosen))
-    return mids.tolist()
+        # snap each quantile to the nearest midpoint so cuts fall between values
+        return np.unique(mids[[int(np.argmin(np.abs(mids - q))) for q in qs]])
+    return mids
 
 
 def build_dataset(table: RawTable, spec: DataSpec) -> Dataset:
@@ -534,9 +514,10 @@ def build_dataset(table: RawTable, spec: DataSpec) -> Dataset:
 
 @contextmanager
 def _allocating() -> Iterator[None]:
-    """Pause the cyclic garbage collector while millions of acyclic objects (one feature
-    per midpoint) are made: each of its passes would scan them all again (2x on 20,000 x
-    100 raw columns)."""
+    """Pause the cyclic garbage collector while many acyclic objects are made (the two
+    features per cut of a column whose missing cells a split learns to route; categories):
+    each of its passes would scan them all again. Threshold columns make none: they are
+    arrays (``ThresholdBlock``)."""
     was = gc.isenabled()
     gc.disable()
     try:
@@ -602,19 +583,19 @@ def _build_dataset(table: RawTable, spec: DataSpec) -> Dataset:
         raise OdtDataError(f"{table.name}: no feature column: the data holds only the target '{target}'"
                            + (" and its weight, id or dropped columns" if len(skip - {None}) > 1 else ""),
                            spec.spans.get(target), "a classifier needs at least one column to split on")
-    features: list[Feature] = []
+    blocks: list[Block] = []
     raw: list[str] = []
     for col in cols:
         if col in skip:
             continue
         try:
             rule = spec.rules.get(col) or _infer_rule(table, col)
-            features.extend(_features_of(table, col, rule, raw))
+            blocks.append(_features_of(table, col, rule, raw))
         except OdtDataError as exc:
             errors.append(_at(exc, spec.spans.get(col)))
     if errors:
         raise OdtDataError([d for e in errors for d in e.diagnostics])
-    return Dataset(table, target, classes, y, weights, ids, Binarizer(tuple(features)), tuple(raw))
+    return Dataset(table, target, classes, y, weights, ids, Binarizer(FeatureList(blocks)), tuple(raw))
 
 
 def _at(exc: OdtDataError, span: Span | None) -> OdtDataError:
@@ -640,12 +621,10 @@ _MARKERS = {"?", "na", "n/a", "nan", "null", "none", "-", "--", ".", "missing"}
 def _infer_rule(table: RawTable, col: str) -> ColumnRule:
     values = table.columns[col]
     if values.dtype.kind in "biuf":
-        uniq = set(np.unique(values).tolist())
-        return ColumnRule("binary") if uniq <= {0.0, 1.0} else ColumnRule("numeric")
+        return ColumnRule("binary") if _zero_one(values) else ColumnRule("numeric")
     floats = table.floats(col)
     if floats is not None and np.isfinite(floats).all():
-        uniq = set(np.unique(floats).tolist())
-        return ColumnRule("binary") if uniq <= {0.0, 1.0} else ColumnRule("numeric")
+        return ColumnRule("binary") if _zero_one(floats) else ColumnRule("numeric")
     texts, inverse = np.unique(np.asarray(values, dtype=str), return_inverse=True)  # each distinct text once
     numeric = np.array([_is_number(t) for t in texts], dtype=bool)
     if numeric.any():
@@ -661,24 +640,32 @@ def _infer_rule(table: RawTable, col: str) -> ColumnRule:
     return ColumnRule("categorical")
 
 
-def _features_of(table: RawTable, col: str, rule: ColumnRule, raw: list[str]) -> list[Feature]:
+def _zero_one(values: np.ndarray) -> bool:
+    """Every value is 0 or 1 (one linear pass, after a look at the first 64 values that
+    settles most numeric columns; the thresholds sort the column once)."""
+    return all(bool(((v == 0) | (v == 1)).all()) for v in (values[:64], values))
+
+
+def _features_of(table: RawTable, col: str, rule: ColumnRule, raw: list[str]) -> Block:
+    """The features of one column: made ones, or a numeric column's thresholds as one block."""
     if rule.missing:  # every cut twice: a missing cell on its yes side, or on its no side
         values = numbers_or_missing(table, col, rule.missing)
         present = values[~np.isnan(values)]
         marks = "|".join(rule.missing)
-        return [Feature(col, "threshold", t, f"missing:{side}|{marks}")
-                for t in _thresholds(present, rule) for side in ("yes", "no")]
+        return tuple(Feature(col, "threshold", t, f"missing:{side}|{marks}")
+                     for t in _thresholds(present, rule).tolist() for side in ("yes", "no"))
     if rule.kind == "categorical":
         cats = sorted(set(table.strings(col)))
-        return [Feature(col, "category", category=c) for c in cats]
+        return tuple(Feature(col, "category", category=c) for c in cats)
     values = table.numbers(col)
     if rule.kind == "binary":
         bad = np.flatnonzero((values != 0) & (values != 1))
         if bad.size:
             i = int(bad[0])
             raise OdtDataError(f"{table.name}: column '{col}' is declared binary but {table.where(i)} holds {values[i]:g}", rule.span)
-        return [Feature(col, "binary")]
+        return (Feature(col, "binary"),)
     if rule.method in ("raw", "all"):
         raw.append(col)
-    new = tuple.__new__  # one feature per midpoint (millions on large raw columns): no keyword handling
-    return [new(Feature, (col, "threshold", t, None, ())) for t in _thresholds(values, rule)]
+    cuts = _thresholds(values, rule)
+    cuts.flags.writeable = False  # the block keeps it as it is (no copy)
+    return ThresholdBlock(col, cuts)

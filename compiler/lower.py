@@ -303,7 +303,8 @@ def _lower_structure(b: ir.ModelBuilder, enc, program: CheckedProgram, built: _B
     def column_of(name: str) -> str:
         if name in data.table.columns:
             return name
-        return next((f.column for f in data.features if f.name == name), name)
+        found = data.features.find_name(name)
+        return name if found is None else found.column
 
     feature_columns = [data.features[f].column for f in enc.features]
     cols = mentioned_columns(program.constraints, column_of)

@@ -24,6 +24,7 @@ import numpy as np
 
 from . import ast
 from .checked import CheckedProgram, LinearConstraint, LinearForm, QuantityRef, StructuralConstraint, TreeSkeleton
+from .data import Dataset, Feature, ThresholdBlock
 from .search import (GlobalConstraint, GlobalTerm, Level, PathCost, PathExclusion, PathOrder, SameLeaf, SplitDim,
                      TreeSearch)
 from .constraints.same_leaf import row_ref
@@ -199,27 +200,34 @@ def _matrix(program: CheckedProgram, ranges: dict[str, tuple[float, float]], min
     dims: list[SplitDim] = []
     done: set[str] = set()
     every_midpoint = set(data.raw_numeric) - set(ranges)
-    for j, f in enumerate(data.features):
-        if not program.feature_mask[j]:
+    mask = program.feature_mask
+    for start, block in data.features.blocks():
+        if isinstance(block, ThresholdBlock) and block.column in every_midpoint:  # one raw column, not a feature per cut
+            if block.column not in done and mask[start:start + len(block)].any():
+                done.add(block.column)
+                cols.append(data.table.numbers(block.column))
+                dims.append(SplitDim(block.column))
             continue
-        if f.kind == "threshold" and f.column in every_midpoint:
-            if f.column not in done:
-                done.add(f.column)
-                cols.append(data.table.numbers(f.column))
-                dims.append(SplitDim(f.column))
-            continue
-        if f.kind == "threshold" and f.column in ranges:
-            lo, hi = ranges[f.column]
-            if f.threshold is not None and not lo <= f.threshold <= hi:
-                continue
-        cols.append(data.column(j).astype(float))
-        dims.append(SplitDim(f.column, f))
+        for j, f in enumerate(block, start):
+            if mask[j]:
+                _feature_dim(data, j, f, ranges, cols, dims)
     keep = np.flatnonzero(data.row_weights() > 0)
     X = np.column_stack(cols)[keep] if cols else np.zeros((keep.shape[0], 0))
     return TreeSearch(X=np.ascontiguousarray(X, dtype=np.float64), dims=tuple(dims), y=data.y[keep],
                       weights=data.row_weights()[keep].astype(np.float64), rows=keep, classes=data.classes,
-                      input_columns=tuple(dict.fromkeys(f.column for f in data.features)), depth=sk.depth,
+                      input_columns=data.features.columns(), depth=sk.depth,
                       min_leaf=min_leaf)
+
+
+def _feature_dim(data: Dataset, j: int, f: Feature, ranges: dict[str, tuple[float, float]],
+                 cols: list[np.ndarray], dims: list[SplitDim]) -> None:
+    """Feature j as a 0/1 dimension, unless a ``threshold`` range excludes its cut."""
+    if f.kind == "threshold" and f.column in ranges:
+        lo, hi = ranges[f.column]
+        if f.threshold is not None and not lo <= f.threshold <= hi:
+            return
+    cols.append(data.column(j).astype(float))
+    dims.append(SplitDim(f.column, f))
 
 
 def lower_search(program: CheckedProgram) -> TreeSearch:
@@ -231,7 +239,8 @@ def lower_search(program: CheckedProgram) -> TreeSearch:
     def column_of(name: str) -> str:
         if name in data.table.columns:
             return name
-        return next((f.column for f in data.features if f.name == name), name)
+        found = data.features.find_name(name)
+        return name if found is None else found.column
 
     def dims_of(name: str) -> frozenset[int]:
         col = column_of(name)

@@ -89,5 +89,5 @@ def lower_search_bdd(program: CheckedProgram) -> BddSearch:
     X = data.X[keep][:, feats].astype(bool)
     return BddSearch(X=X, features=tuple(data.features[j] for j in feats), y=data.y[keep].astype("int64"),
                      weights=data.row_weights()[keep].astype("float64"), classes=tuple(data.classes),
-                     input_columns=tuple(dict.fromkeys(f.column for f in data.features)), depth=sk.depth,
+                     input_columns=data.features.columns(), depth=sk.depth,
                      bias=sk.bias, levels=tuple(levels), max_nodes=max_nodes, max_errors=max_errors)

@@ -140,7 +140,7 @@ class Program:
             data = self.checked.dataset
             if isinstance(self.checked.skeleton, BddSkeleton):
                 return (f"BDD subset enumeration on the program, no encoding: {int((data.row_weights() > 0).sum())} "
-                        f"rows, {int(data.X.shape[1])} features")
+                        f"rows, {len(data.features)} features")
             return (f"ConTree search on the program, no encoding: {int((data.row_weights() > 0).sum())} rows, "
                     f"{len(data.binarizer.columns)} columns")
         return estimate(self.checked, name).describe()
@@ -506,9 +506,10 @@ def check_solve_arguments(time_limit: Any = None, threads: Any = None, seed: Any
 def _seen(data) -> Seen:
     """The categories of the training data and its majority class (by row weight)."""
     cats: dict[str, list[str]] = {}
-    for f in data.binarizer.features:
-        if f.kind == "category":
-            cats.setdefault(f.column, []).append(str(f.category))
+    for _, block in data.features.blocks():
+        for f in block if isinstance(block, tuple) else ():  # a threshold block holds no category
+            if f.kind == "category":
+                cats.setdefault(f.column, []).append(str(f.category))
     totals = np.bincount(data.y, weights=data.row_weights(), minlength=len(data.classes))
     return Seen(tuple((c, tuple(v)) for c, v in cats.items()), int(np.argmax(totals)))
 
@@ -528,7 +529,7 @@ def _f(x: Fraction | None, sign: float) -> float | None:
 
 def _input_columns(checked: CheckedProgram) -> tuple[str, ...]:
     data = checked.dataset
-    return tuple(dict.fromkeys(f.column for f in data.features))
+    return data.features.columns()
 
 
 def compile(text: str, data: Any = None, target: Any = None, filename: str = "<string>",

@@ -58,17 +58,12 @@ def distinct_rows(program: CheckedProgram) -> int:
     """Training rows of positive weight with distinct allowed features (the encodings'
     buckets, before group memberships split them), counted by hashing: an estimate."""
     data = program.dataset
-    X = data.X
-    if not program.feature_mask.all():
-        X = X[:, program.feature_mask]
+    words = data.row_patterns(program.feature_mask)  # never the 0/1 matrix (20,000 x 100 raw: 40 GB)
     positive = data.row_weights() > 0
     if not positive.all():
-        X = X[positive]
-    if X.shape[0] == 0 or X.shape[1] == 0:
-        return min(X.shape[0], 1)
-    packed = np.packbits(X, axis=1)
-    pad = -packed.shape[1] % 8
-    words = np.ascontiguousarray(np.pad(packed, ((0, 0), (0, pad)))).view(np.uint64)
+        words = words[positive]
+    if words.shape[0] == 0 or words.shape[1] == 0:
+        return min(words.shape[0], 1)
     # one 64-bit hash per row (a random odd multiplier per word): equal rows hash equally,
     # distinct rows collide with probability ~2^-64 per pair -- an estimate's precision
     mult = np.random.default_rng(0).integers(1, 2**63, size=words.shape[1], dtype=np.uint64) | np.uint64(1)

@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import ast
 from ..checked import CheckedProgram, StructuralConstraint
+from ..data import ThresholdBlock
 from ..ir import ModelBuilder
 from ..skeletons.interface import Structure
 from .base import Constraint, Family, LowerContext, line, quote
@@ -31,9 +32,15 @@ class ThresholdRange(Family):
         r = _range(c)
         assert r is not None
         lo, hi, col = float(ast.resolved(r.low)), float(ast.resolved(r.high)), r.name.text
-        for j, f in enumerate(program.dataset.features):
-            if f.column == col and f.kind == "threshold" and f.threshold is not None and not lo <= f.threshold <= hi:
-                mask[j] = False
+        for start, block in program.dataset.features.blocks():
+            if isinstance(block, ThresholdBlock):
+                if block.column == col:  # the whole block's cuts at once
+                    ts = block.thresholds
+                    mask[start:start + len(ts)] &= (lo <= ts) & (ts <= hi)
+                continue
+            for j, f in enumerate(block, start):
+                if f.column == col and f.kind == "threshold" and f.threshold is not None and not lo <= f.threshold <= hi:
+                    mask[j] = False
 
     def lower(self, b: ModelBuilder, st: Structure, c: Constraint, ctx: LowerContext) -> None:
         return None  # applied by ``restrict`` to the candidate features

@@ -56,7 +56,8 @@ class ClassifierView:
         data = self.program.dataset
         if name in data.table.columns:
             return name
-        return next((f.column for f in data.features if f.name == name), name)
+        found = data.features.find_name(name)
+        return name if found is None else found.column
 
     @cached_property
     def rows(self) -> np.ndarray:

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -64,8 +64,8 @@ class HyperplaneInputs:
     def of(data, allowed: np.ndarray) -> "HyperplaneInputs":
         dims, lo, hi, cols = [], [], [], []
         seen = set()
-        for f, ok in zip(data.features, allowed):
-            if not ok or (f.column, f.category) in seen:
+        for f in _allowed_kinds(data, allowed):
+            if (f.column, f.category) in seen:
                 continue
             if f.kind == "category":
                 seen.add((f.column, f.category))
@@ -83,6 +83,20 @@ class HyperplaneInputs:
                     cols.append((v - v.min()) / (v.max() - v.min()))
         Z = np.column_stack(cols) if cols else np.zeros((data.n_rows, 0))
         return HyperplaneInputs(tuple(dims), tuple(lo), tuple(hi), Z)
+
+
+def _allowed_kinds(data, allowed: np.ndarray) -> Iterator:
+    """The allowed features, but of a column's threshold block only its first allowed one
+    (its raw column is one input however many cuts it has)."""
+    from ..data import ThresholdBlock
+
+    for start, block in data.features.blocks():
+        if isinstance(block, ThresholdBlock):
+            hits = np.flatnonzero(allowed[start:start + len(block)])
+            if hits.size:
+                yield block.feature(int(hits[0]))
+            continue
+        yield from (f for j, f in enumerate(block, start) if allowed[j])
 
 
 def oblique_feature(P: HyperplaneInputs, a: np.ndarray, b: float, zb: np.ndarray, sides: np.ndarray):

@@ -218,7 +218,7 @@ def warm_start(checked, budget: float) -> tuple[Diagram, Fraction] | None:
     node_cost = float(coef.get("nodes", 0) / err) if err > 0 else 0.0
     keep = useful_features(data.X, allowed_features(checked))
     features = tuple(data.features[f] for f in keep)
-    cols = tuple(dict.fromkeys(f.column for f in data.features))
+    cols = data.features.columns()
     d = greedy_diagram(data.X[:, keep], data.y, data.row_weights(), data.classes, features,
                        checked.skeleton.widths, max(node_cost, 0.0), cols, budget=budget)
     ev = evaluate(checked, d)

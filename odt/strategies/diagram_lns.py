@@ -260,4 +260,4 @@ def _listed(log: list[str]) -> str:
 
 
 def _input_columns(c: CheckedProgram) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(f.column for f in c.dataset.features))
+    return c.dataset.features.columns()

@@ -139,7 +139,7 @@ class DepthSolver:
         self.error_assumptions: list[int] = []  # the selector of the current errors <= k row
         self.counter: dict[int, int] | None = None  # outputs H[2^D, j] of eqs (8)-(10)
         self.sat_calls = 0
-        self._columns = tuple(dict.fromkeys(f.column for f in data.features))
+        self._columns = data.features.columns()
         self._tables()
 
     def _tables(self) -> None:

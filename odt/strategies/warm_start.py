@@ -46,7 +46,7 @@ def single_leaf(c: CheckedProgram) -> tuple[Classifier, Fraction] | None:
 
     if not isinstance(c.skeleton, (TreeSkeleton, DiagramSkeleton)) or c.splits != "univariate":
         return None
-    columns = tuple(dict.fromkeys(f.column for f in c.dataset.features))
+    columns = c.dataset.features.columns()
     best: tuple[Classifier, Fraction] | None = None
     for k in range(len(c.dataset.classes)):
         tree = Tree((), tuple(c.dataset.classes), Leaf(k), columns)

@@ -45,6 +45,26 @@ def test_an_all_numeric_file_is_read_as_numbers_in_one_pass_with_the_same_values
         assert list(fast.strings(col)) == list(careful.strings(col))
 
 
+
+@pytest.mark.parametrize("newline, bom", [("\n", ""), ("\r\n", "\ufeff")])
+def test_numbers_are_parsed_straight_from_the_file_with_any_line_ending_and_a_bom(tmp_path, newline, bom):
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(50, 3)) * 100
+    text = bom + newline.join(["a,b,c,class"] + [",".join(repr(float(v)) for v in row) + f",{i % 2}" for i, row in enumerate(X)])
+    p = tmp_path / "d.csv"
+    p.write_bytes((text + newline).encode("utf-8"))
+    fast = _read_csv_fast(p, "d.csv")
+    assert fast is not None and list(fast.columns) == ["a", "b", "c", "class"]
+    assert all(np.array_equal(fast.numbers(c), X[:, j]) for j, c in enumerate("abc"))  # bit for bit
+
+
+def test_a_text_cell_after_many_numbers_reads_the_file_again_as_text(tmp_path):
+    rows = [f"{i * 0.5!r},{i % 2}" for i in range(5000)] + ["x,1"]
+    p = _write(tmp_path, "a,class\n" + "\n".join(rows) + "\n")
+    fast = _read_csv_fast(p, "d.csv")
+    assert fast is not None and fast.n_rows == 5001 and fast.columns["a"].dtype.kind == "U"
+    assert list(fast.strings("a")[:2]) == ["0.0", "0.5"] and fast.strings("a")[-1] == "x"
+
 @pytest.mark.parametrize("cell", ["nan", "inf", "-Infinity", "1e999"])
 def test_a_non_finite_number_is_still_named_by_its_row(tmp_path, cell):
     p = _write(tmp_path, f"a,class\n1,0\n{cell},1\n")
