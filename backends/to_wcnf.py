@@ -183,6 +183,11 @@ class LinearSearch:
     iterations: int
 
 
+#: clauses of a cost row that linear_search can write and hand to the solver per second
+#: (pysat writes a cardinality network at ~1.8 M clauses/s; a quarter of it, for loaded machines)
+_CLAUSES_PER_SECOND = 500_000
+
+
 def linear_search(w: WeightedCnf, solver_name: str, deadline: float, on_improve,
                   upper: int | None = None, held: dict | None = None) -> LinearSearch:
     """SAT-UNSAT linear search: find a model, then demand a cheaper one (the cost bound as
@@ -201,6 +206,7 @@ def linear_search(w: WeightedCnf, solver_name: str, deadline: float, on_improve,
     best: tuple[bool, ...] | None = None
     cost: int | None = None
     iterations = 0
+    unit = all(wt == 1 for _, wt in w.soft)  # the cost row is a cardinality row (pb.card_size)
     with Solver(name=solver_name, bootstrap_with=[list(c) for c in w.hard]) as s:
         # prefer satisfying soft clauses: the first models are then already good ones
         s.set_phases([lit for (lit,), _ in w.soft])
@@ -234,6 +240,8 @@ def linear_search(w: WeightedCnf, solver_name: str, deadline: float, on_improve,
                 return LinearSearch(best, cost, True, False, iterations)
             if time.perf_counter() >= deadline:  # no time to encode the next bound
                 return LinearSearch(best, cost, False, False, iterations)
+            if unit and pb.card_size(len(w.soft), cost - 1) > _CLAUSES_PER_SECOND * (deadline - time.perf_counter()):
+                return LinearSearch(best, cost, False, False, iterations)  # the bound would overrun the deadline
             # violated soft clause (lit) means lit is false: sum(wt * not lit) <= cost - 1
             for clause in pb.at_most([(wt, -lit) for (lit,), wt in w.soft], cost - 1, new_var):
                 s.add_clause(clause)
