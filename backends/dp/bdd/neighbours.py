@@ -49,6 +49,9 @@ _TOL = 1e-9
 _CENTRE_SHARE = 0.2
 #: and stage 1 at most this many multiply-adds (rows x g^2 per multiset of h - 2 centres)
 _STAGE_ONE = 3e9
+#: the most features the bound takes (its p x p distances: 128 MB at 4,000); with more,
+#: search.py counts every subset, prefix by prefix
+MAX_FEATURES = 4000
 #: multiply-adds of stage 2 (estimated) from which it runs in two processes: below it,
 #: forking costs more than it saves
 _PARALLEL_FROM = 2e9

@@ -181,7 +181,7 @@ def optimal_bdd(problem: BddSearch, time_limit: float | None = None,
     elif comb(p, h) <= _DIRECT:  # a few subsets: counted one by one
         every = list(combinations(range(p), h))
         consider(every, subset_errors(rows, np.array(every, np.int64)))
-    elif h >= 3 and not with_size:
+    elif h >= 3 and not with_size and p <= neighbours.MAX_FEATURES:
         remaining = None if deadline is None else time.time() + (deadline - time.perf_counter())
         with _one_blas_thread(_work(rows, h)):
             errors, subset, complete, bounded = neighbours.least_errors(
@@ -189,7 +189,7 @@ def optimal_bdd(problem: BddSearch, time_limit: float | None = None,
                 None if on_progress is None else lambda e: on_progress(time.perf_counter() - clock, e, floor))
         if subset:
             consider([subset], np.array([errors]))
-    elif h >= 3:  # with sizes: every subset whose errors can still give a better key
+    elif h >= 3 and p <= neighbours.MAX_FEATURES:  # with sizes: every subset whose errors can still win
         remaining = None if deadline is None else time.time() + (deadline - time.perf_counter())
         with _one_blas_thread(_work(rows, h)):
             complete, bounded = neighbours.visit_subsets(rows, h, remaining, errors_cap, visit)
