@@ -140,6 +140,7 @@ class _Search:
         self.pruned = 0
         self.finer_kept = [0, 0, 0]  # columns kept by _finer, columns given to it, calls
         self.limit, self.visit = limit, visit
+        self.open_from: int | None = None  # the first top-level prefix stage 2 did not finish
         self.on_progress = on_progress
         self.reported = time.time()
 
@@ -230,6 +231,7 @@ class _Search:
             if self.visit is None and self.best <= self.floor + _TOL:
                 return True
             if self.out_of_time():
+                self.open_from = a if not Q else self.open_from
                 return False
             prefix = Q + (a,)
             s = shift + float(self.dist[a])
@@ -239,10 +241,23 @@ class _Search:
                 continue
             if len(prefix) < t:
                 if not self._extend(prefix, s):
+                    self.open_from = a if not Q else self.open_from
                     return False
             else:
                 self._complete(prefix, key, s)
         return True
+
+    def lower_bound(self, part: int = 0, parts: int = 1) -> float:
+        """A proven lower bound on the least errors of this part's subsets: its incumbent
+        when it finished, else the least bound of the first features it has not finished
+        (the all-features bound when even stage 1 did not finish)."""
+        if not self.level:
+            return self.floor
+        if self.open_from is None:
+            return self.best
+        open_bounds = [self.level[1].get((int(self.owner[a]),), np.inf) - float(self.dist[a])
+                       for a in range(self.open_from, self.p) if a % parts == part]
+        return max(self.floor, min([self.best] + open_bounds))
 
     def surviving_work(self) -> float:
         """Multiply-adds of stage 2 if only the first features whose bound reaches the
@@ -346,21 +361,27 @@ def _stats(search: "_Search", h: int, processes: int) -> str:
 
 
 def least_errors(rows: Rows, h: int, deadline: float | None, floor: float, parts: int = 1,
-                 on_progress: Callable[[float], None] | None = None) -> tuple[float, tuple[int, ...], bool, str]:
-    """(least errors, subset in original numbering, complete, stats) over every h-subset
-    of the features of ``rows`` (h >= 3). ``deadline`` is a ``time.time()`` instant. Stage
-    2 runs in ``parts`` forked processes when its work is large (``parallel``).
+                 on_progress: Callable[[float], None] | None = None
+                 ) -> tuple[float, tuple[int, ...], bool, str, float]:
+    """(least errors, subset in original numbering, complete, stats, lower bound) over
+    every h-subset of the features of ``rows`` (h >= 3); the lower bound equals the least
+    errors when complete. ``deadline`` is a ``time.time()`` instant. Stage 2 runs in
+    ``parts`` forked processes when its work is large (``parallel``).
     ``on_progress(incumbent errors)`` is called about every half second."""
     search = _Search(rows, h, deadline, floor, on_progress)
     complete = search.stage_one()
     forked = complete and parts > 1 and search.best > floor + _TOL and search.surviving_work() >= _PARALLEL_FROM
+    lower = floor
     if forked:
         shares = parallel.run_parts(search, parts, search.tick)
-        complete = all(done for _, _, done, _ in shares)
-        search.counted += sum(c for _, _, _, c in shares)
-        for errors, subset, _, _ in shares:
-            if subset and (errors, subset) < (search.best, search.subset):
-                search.best, search.subset = errors, subset
+        complete = all(share.complete for share in shares)
+        search.counted += sum(share.counted for share in shares)
+        for share in shares:
+            if share.subset and (share.errors, share.subset) < (search.best, search.subset):
+                search.best, search.subset = share.errors, share.subset
+        lower = min(share.lower for share in shares)
     elif complete:
         complete = search.stage_two()
-    return search.best, search.subset, complete, _stats(search, h, parts if forked else 1)
+        lower = search.lower_bound()
+    return (search.best, search.subset, complete, _stats(search, h, parts if forked else 1),
+            search.best if complete else min(search.best, lower))

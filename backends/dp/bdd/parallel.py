@@ -15,19 +15,29 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 _SEARCH: Any = None  # set in the parent before forking
 
 
-def _worker(job: tuple[int, int]) -> tuple[float, tuple[int, ...], bool, int]:
+class Share(NamedTuple):
+    """What one worker found in its share of the prefixes."""
+
+    errors: float
+    subset: tuple[int, ...]
+    complete: bool
+    counted: int
+    lower: float  # a proven lower bound on the errors of its share's subsets
+
+
+def _worker(job: tuple[int, int]) -> Share:
     part, parts = job
     from threadpoolctl import threadpool_limits
 
     search = _SEARCH
     with threadpool_limits(1, user_api="blas"):
         done = search.stage_two(part, parts)
-    return search.best, search.subset, done, search.counted
+    return Share(search.best, search.subset, done, search.counted, search.lower_bound(part, parts))
 
 
 def workers() -> int:
@@ -38,10 +48,8 @@ def workers() -> int:
         return max(1, min(2, os.cpu_count() or 1))
 
 
-def run_parts(search: Any, parts: int,
-              tick: Callable[[], None] | None = None) -> list[tuple[float, tuple[int, ...], bool, int]]:
-    """Stage 2 of ``search`` in ``parts`` forked processes: one (errors, subset, complete,
-    counted) per part. The search's deadline is a ``time.time()`` instant, shared by all.
+def run_parts(search: Any, parts: int, tick: Callable[[], None] | None = None) -> list[Share]:
+    """Stage 2 of ``search`` in ``parts`` forked processes: one ``Share`` per part. The search's deadline is a ``time.time()`` instant, shared by all.
     ``tick()`` runs every half second while the parent waits (progress lines)."""
     global _SEARCH
     _SEARCH = search

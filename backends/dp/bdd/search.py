@@ -184,7 +184,7 @@ def optimal_bdd(problem: BddSearch, time_limit: float | None = None,
     elif h >= 3 and not with_size and p <= neighbours.MAX_FEATURES:
         remaining = None if deadline is None else time.time() + (deadline - time.perf_counter())
         with _one_blas_thread(_work(rows, h)):
-            errors, subset, complete, bounded = neighbours.least_errors(
+            errors, subset, complete, bounded, floor = neighbours.least_errors(
                 rows, h, remaining, floor, parallel.workers(),
                 None if on_progress is None else lambda e: on_progress(time.perf_counter() - clock, e, floor))
         if subset:

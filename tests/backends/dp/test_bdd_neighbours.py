@@ -71,8 +71,8 @@ def test_every_feature_is_within_its_clusters_radius_of_its_centre():
 def test_the_bounded_enumeration_equals_the_direct_count(seed, h, classes, near, parts, monkeypatch):
     monkeypatch.setattr(neighbours, "_PARALLEL_FROM", 0.0)  # fork whenever parts > 1
     rows = _rows(seed, 70, 11, classes, near)
-    errors, subset, complete, stats = neighbours.least_errors(rows, h, None, -1.0, parts)
-    assert complete
+    errors, subset, complete, stats, lower = neighbours.least_errors(rows, h, None, -1.0, parts)
+    assert complete and lower == errors
     best, first = _direct(rows, h)
     assert errors == pytest.approx(best)
     assert subset == first
@@ -88,7 +88,7 @@ def test_thresholds_of_few_attributes_with_a_decisive_one_leave_most_subsets_unc
     y = (values[:, 0] > 0.5).astype(int)
     y[:12] = 1 - y[:12]
     rows = merge_rows(X, y, np.ones(len(y)), 2)
-    errors, subset, complete, stats = neighbours.least_errors(rows, 3, None, -1.0)
+    errors, subset, complete, stats, _ = neighbours.least_errors(rows, 3, None, -1.0)
     serial = min((float(E.min()), q + tuple(start + int(i) for i in np.unravel_index(int(np.argmin(E)), E.shape)))
                  for q in prefixes(rows.X.shape[1], 3) for start, E in [prefix_errors(rows, q)])
     assert complete and (errors, subset) == serial
@@ -98,5 +98,22 @@ def test_thresholds_of_few_attributes_with_a_decisive_one_leave_most_subsets_unc
 
 def test_a_deadline_in_the_past_returns_what_it_has_as_incomplete():
     rows = _rows(8, 70, 12, 2)
-    errors, subset, complete, _ = neighbours.least_errors(rows, 3, 0.0, -1.0)
+    errors, subset, complete, _, lower = neighbours.least_errors(rows, 3, 0.0, -1.0)
+    assert not complete and lower == -1.0  # stage 1 did not finish: the given floor
+
+
+@pytest.mark.parametrize("h, stop_after", [(3, 2), (3, 5), (4, 3), (4, 20)])
+def test_a_search_stopped_midway_bounds_the_optimum_from_below(h, stop_after, monkeypatch):
+    rows = _rows(9, 80, 12, 2, near=4)
+    calls = [0]
+
+    def out_of_time(self) -> bool:
+        if self.level:  # stage 2: stop after a few prefixes
+            calls[0] += 1
+        return calls[0] > stop_after
+
+    monkeypatch.setattr(neighbours._Search, "out_of_time", out_of_time)
+    errors, subset, complete, _, lower = neighbours.least_errors(rows, h, None, -1.0)
+    best, _ = _direct(rows, h)
     assert not complete
+    assert -1.0 <= lower <= best + 1e-9 <= errors + 1e-9
