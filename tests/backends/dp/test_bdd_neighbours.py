@@ -4,6 +4,7 @@ errors and the same (first in the original numbering) subset as a direct count o
 subset, while counting only a part of them on data with a dominant feature."""
 from __future__ import annotations
 
+import multiprocessing as mp
 from itertools import combinations
 from math import comb
 
@@ -117,3 +118,27 @@ def test_a_search_stopped_midway_bounds_the_optimum_from_below(h, stop_after, mo
     best, _ = _direct(rows, h)
     assert not complete
     assert -1.0 <= lower <= best + 1e-9 <= errors + 1e-9
+
+
+def _solve_bdd(parallel_from: float | None) -> tuple[int, float]:
+    """A small BDD solve; ``parallel_from = 0`` sends it to the forked stage 2."""
+    import odt
+    from odt.backends.dp.bdd import parallel
+
+    if parallel_from is not None:
+        neighbours._PARALLEL_FROM = parallel_from
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(60, 10))
+    data = {f"f{j}": X[:, j] for j in range(10)}
+    data["class"] = (X[:, 0] ^ X[:, 1] ^ (rng.random(60) < 0.1)).astype(int)
+    res = odt.compile("model bdd(depth = 3)\nminimize errors", data=data).solve(backend="dp")
+    return parallel.workers(), float(res.objective)
+
+
+def test_a_pool_worker_enumerates_in_its_own_process():
+    # A multiprocessing.Pool worker is daemonic and may not start processes: the
+    # enumeration stays in it instead of failing (it did, inside bench/diagrams.py's pool).
+    with mp.get_context("spawn").Pool(1) as pool:
+        n, objective = pool.map(_solve_bdd, [0.0])[0]
+    assert n == 1
+    assert objective == _solve_bdd(None)[1]
