@@ -43,7 +43,11 @@ def _worker(job: tuple[int, int, int, float | None, float]) -> tuple[float, tupl
 
 
 def workers() -> int:
-    """Processes to use: the cores this process may run on, at most 2 (the shared machine)."""
+    """Processes to use: the cores this process may run on, at most 2 (the shared machine);
+    1 inside a daemonic process (a ``multiprocessing.Pool`` worker), which may not have
+    children: forking there fails with "daemonic processes are not allowed to have children"."""
+    if mp.current_process().daemon:
+        return 1
     try:
         return max(1, min(2, len(os.sched_getaffinity(0))))
     except AttributeError:  # pragma: no cover - not Linux
