@@ -37,7 +37,7 @@ from __future__ import annotations
 import time
 from itertools import combinations, combinations_with_replacement
 from math import comb
-from typing import Callable, Iterator
+from typing import Callable
 
 import numpy as np
 
@@ -192,7 +192,7 @@ class _Search:
         self.level = [{} for _ in range(t)] + [top]
         for P, bound in top.items():  # the bound of a partial prefix: the least over its extensions
             for s in range(1, t):
-                for keep in set(_sub_multisets(P, s)):
+                for keep in set(combinations(P, s)):
                     rest = list(P)
                     for k in keep:
                         rest.remove(k)
@@ -297,12 +297,12 @@ class _Search:
         if self.visit is not None:
             i, j = np.nonzero(E <= self.cap() + _TOL)
             if len(i):
-                subsets = np.column_stack([np.broadcast_to(np.array(Q), (len(i), len(Q))), cols[i], cols[j]])
+                subsets = _with_pairs(Q, cols[i], cols[j])
                 self.visit(E[i, j], [tuple(int(f) for f in row) for row in self.order[subsets]])
             return
         if E[x, y] <= self.best + _TOL:  # the first in the original numbering among equal ones
             i, j = np.nonzero(E <= E[x, y] + _TOL)
-            subsets = np.column_stack([np.broadcast_to(np.array(Q), (len(i), len(Q))), cols[i], cols[j]])
+            subsets = _with_pairs(Q, cols[i], cols[j])
             original = np.sort(self.order[subsets], axis=1)
             first = int(np.lexsort(original.T[::-1])[0])
             self.offer(float(E[x, y]), tuple(int(f) for f in subsets[first]))
@@ -339,8 +339,9 @@ def _radii_after(owner: np.ndarray, dist: np.ndarray, g: int) -> np.ndarray:
     return out
 
 
-def _sub_multisets(P: tuple[int, ...], s: int) -> Iterator[tuple[int, ...]]:
-    return (tuple(c) for c in combinations(P, s))
+def _with_pairs(Q: tuple[int, ...], f: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """(len(f), |Q| + 2): the subsets Q + (f[i], g[i]), one per row."""
+    return np.column_stack([np.broadcast_to(np.array(Q, np.int64), (len(f), len(Q))), f, g])
 
 
 def visit_subsets(rows: Rows, h: int, deadline: float | None, limit: Callable[[], float],

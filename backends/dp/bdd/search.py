@@ -45,6 +45,8 @@ _TOL = 1e-9
 #: at most this many subsets are counted directly (``counts.subset_errors``), without
 #: Gram products or bounds (corral, H = 3: 0.2 ms instead of 1.1 ms)
 _DIRECT = 64
+
+
 def _work(rows: Rows, h: int) -> float:
     p = rows.X.shape[1]
     n = rows.X.shape[0]
