@@ -8,9 +8,11 @@ integers; zero weights are never emitted (RC2 would make them hard). Lexicograph
 are combined with weights that dominate every lower level (Boolean lexicographic
 optimisation). Hu et al. (MaxSAT for BDDs) and the soft-clause view of errors follow this.
 
-Time limits: RC2 is interrupted by a timer (python-sat >= 1.8.dev26); the core-guided
-cost reached so far is a proven lower bound. On interrupt a plain SAT call on the hard
-clauses supplies a feasible incumbent if one exists within the remaining grace time.
+Time limits: a short SAT-UNSAT linear search first finds an incumbent; RC2 is then
+interrupted by a timer (python-sat >= 1.8.dev26) at 75% of the budget, its core-guided
+cost so far a proven lower bound; the linear search resumes below the incumbent for the
+rest. The linear searches run on MiniSat, which honours an interrupt within a conflict
+(``LINEAR_SEARCH_SOLVER``), and write a cost row only while time is left for it.
 """
 from __future__ import annotations
 
@@ -117,7 +119,8 @@ class MaxSatBackend(Backend):
         held["w"] = w
         if any(len(c) == 0 for c in w.hard):
             return BackendResult(Status.INFEASIBLE, None, None, None, clock.elapsed(), "empty hard clause")
-        solver_name = options.extra.get("solver", "g3")
+        solver_name = options.extra.get("solver", RC2_SOLVER)
+        lsu_name = options.extra.get("solver", LINEAR_SEARCH_SOLVER)
         best: tuple[bool, ...] | None = None
         best_cost: int | None = None
         lower = 0
@@ -129,7 +132,7 @@ class MaxSatBackend(Backend):
                 options.on_progress(Progress(clock.elapsed(), inc, w.objective.first_level_bound(bound)))
 
         if options.time_limit is not None:  # a quick first incumbent (5% of the budget, at most 2 s)
-            lsu = linear_search(w, solver_name, deadline=clock.start + min(2.0, 0.05 * options.time_limit),
+            lsu = linear_search(w, lsu_name, deadline=clock.start + min(2.0, 0.05 * options.time_limit),
                                 on_improve=lambda cost: report(cost, lower), held=held)
             if lsu.infeasible:
                 return BackendResult(Status.INFEASIBLE, None, None, None, clock.elapsed(), "hard clauses unsatisfiable")
@@ -151,7 +154,7 @@ class MaxSatBackend(Backend):
         bound = w.objective.first_level_bound(lower)
         if options.time_limit is None:  # interrupted by a signal without a time limit
             options = dataclasses.replace(options, time_limit=0.0)
-        lsu = linear_search(w, solver_name, deadline=clock.start + (options.time_limit or 0.0),
+        lsu = linear_search(w, lsu_name, deadline=clock.start + (options.time_limit or 0.0),
                             on_improve=lambda cost: report(cost, lower), upper=best_cost, held=held)
         if lsu.values is not None:
             best, best_cost = lsu.values, lsu.cost
@@ -172,6 +175,18 @@ class MaxSatBackend(Backend):
         report(cost, cost)
         return BackendResult(Status.OPTIMAL, values, tuple(levels), levels[0] if levels else None, clock.elapsed(),
                              "; ".join(log))
+
+
+#: the SAT solver under RC2 unless the program names one (``solve maxsat(solver = "...")``):
+#: Glucose 3, RC2's own default
+RC2_SOLVER = "g3"
+#: the SAT solver of the linear searches unless the program names one: MiniSat (GitHub
+#: version). Glucose looks at an interrupt only between restarts, which it may block for
+#: long: measured on bdd(depth = 2) with 6 s left, Glucose 3 ran 23 s past the deadline
+#: on yeast and Glucose 4.1 5 s on vehicle, while MiniSat stopped within 0.05 s on yeast,
+#: vehicle, cancer and heart-statlog and found the best incumbents (vehicle 185 against
+#: 203 / 208, cancer 42 against 79 / 91)
+LINEAR_SEARCH_SOLVER = "mgh"
 
 
 @dataclass
@@ -211,8 +226,8 @@ def linear_search(w: WeightedCnf, solver_name: str, deadline: float, on_improve,
         # prefer satisfying soft clauses: the first models are then already good ones
         s.set_phases([lit for (lit,), _ in w.soft])
         if upper is not None:  # only improvements on a known incumbent are of interest
-            for clause in pb.at_most([(wt, -lit) for (lit,), wt in w.soft], upper - 1, new_var):
-                s.add_clause(clause)
+            if not _add_cost_row(s, w, upper - 1, new_var, deadline):
+                return LinearSearch(best, cost, False, False, iterations)
         while True:
             remaining = deadline - time.perf_counter()
             if remaining <= 0:
@@ -242,9 +257,39 @@ def linear_search(w: WeightedCnf, solver_name: str, deadline: float, on_improve,
                 return LinearSearch(best, cost, False, False, iterations)
             if unit and pb.card_size(len(w.soft), cost - 1) > _CLAUSES_PER_SECOND * (deadline - time.perf_counter()):
                 return LinearSearch(best, cost, False, False, iterations)  # the bound would overrun the deadline
-            # violated soft clause (lit) means lit is false: sum(wt * not lit) <= cost - 1
-            for clause in pb.at_most([(wt, -lit) for (lit,), wt in w.soft], cost - 1, new_var):
-                s.add_clause(clause)
+            if not _add_cost_row(s, w, cost - 1, new_var, deadline):
+                return LinearSearch(best, cost, False, False, iterations)
+
+
+#: clauses handed to the SAT solver between two looks at the clock
+_CHUNK = 20_000
+
+
+def _add_cost_row(s, w: WeightedCnf, bound: int, new_var, deadline: float) -> bool:
+    """Add the cost row sum(wt * [soft clause violated]) <= bound to the solver ``s``; False
+    when it cannot be written and handed over before ``deadline`` (the solver is then
+    left with part of the row and must not be asked again). A weighted row is a BDD
+    (``pb``) whose size depends on the weights, built in Python: it is built under a time
+    scope of its own, so its cooperative checks stop it at the deadline (yeast's rows
+    merge duplicate rows into weights: 0.94 M clauses, 2.7 s, past a 1.4 s deadline)."""
+    import time
+
+    remaining = deadline - time.perf_counter()
+    if remaining <= 0:
+        return False
+    # violated soft clause (lit) means lit is false: sum(wt * not lit) <= bound
+    terms = [(wt, -lit) for (lit,), wt in w.soft]
+    try:
+        with limits.time_limit(remaining + limits.reserve(remaining)):
+            clauses = pb.at_most(terms, bound, new_var)
+            for start in range(0, len(clauses), _CHUNK):
+                limits.check()
+                s.append_formula(clauses[start:start + _CHUNK])
+    except limits.Stopped:
+        if limits.stop_reason() is not None:  # a signal, not this row's deadline: the caller stops
+            raise
+        return False
+    return True
 
 
 def _values(lits: list[int], n: int) -> tuple[bool, ...]:

@@ -51,3 +51,30 @@ def test_the_linear_search_stops_before_a_cost_row_it_cannot_write_in_time(monke
     monkeypatch.setattr(to_wcnf, "_CLAUSES_PER_SECOND", 1e-3)
     stopped = linear_search(w, "g3", time.perf_counter() + 30.0, lambda cost: None)
     assert stopped.values is not None and not stopped.optimal and stopped.iterations == 1
+
+
+def test_a_weighted_cost_row_is_written_only_while_time_is_left():
+    """A weighted cost row is a BDD built in Python, whose size the weights decide: with
+    2,000 distinct weights and the bound at half their sum it has millions of nodes, so
+    its writing stops at the deadline (a fifth of a second) and reports so; a small row
+    is written whole and holds."""
+    n = 2000
+    soft = tuple(((i,), 1000 + 7 * i) for i in range(1, n + 1))
+    w = WeightedCnf(n, (), soft, None)  # type: ignore[arg-type]
+    top = [n]
+
+    def new_var() -> int:
+        top[0] += 1
+        return top[0]
+
+    with Solver(name="g4") as s:
+        bound = sum(wt for _, wt in soft) // 2
+        assert not to_wcnf._add_cost_row(s, w, bound, new_var, time.perf_counter() + 0.2)
+    small = WeightedCnf(3, (), (((1,), 2), ((2,), 3), ((3,), 4)), None)  # type: ignore[arg-type]
+    top[0] = 3
+    with Solver(name="g4") as s:
+        assert to_wcnf._add_cost_row(s, small, 4, new_var, time.perf_counter() + 30.0)
+        # at most 4 of the weights 2, 3, 4 violated: never both 2 and 3, never 3 and 4, ...
+        assert not s.solve(assumptions=[-1, -2])
+        assert not s.solve(assumptions=[-2, -3])
+        assert s.solve(assumptions=[-3, 1, 2])
