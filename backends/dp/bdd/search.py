@@ -28,7 +28,7 @@ from __future__ import annotations
 import contextlib
 import time
 from dataclasses import dataclass
-from itertools import combinations, permutations
+from itertools import combinations
 from math import comb
 from typing import Callable
 
@@ -39,7 +39,7 @@ from odt.compiler.search_bdd import BddSearch
 from . import neighbours, parallel
 from .counts import (Rows, bayes_errors, cell_weights, merge_rows, prefix_errors, prefixes, single_errors,
                      subset_errors)
-from .size import Key, best_on_subset, decoded_size, permute_cells, permute_table
+from .size import Key, best_on_subset, decoded_size, permute_cells, smallest_order
 
 _TOL = 1e-9
 #: at most this many subsets are counted directly (``counts.subset_errors``), without
@@ -204,11 +204,8 @@ def optimal_bdd(problem: BddSearch, time_limit: float | None = None,
     if best is not None and best[3] < 0:  # errors only: the order with the smallest BDD
         subset = best[0]
         W = cell_weights(rows, subset)
-        table = [int(c) for c in W.argmax(axis=1)]
-        order = min(permutations(range(len(subset))),
-                    key=lambda o: decoded_size(permute_table(table, o), permute_cells(W, o), problem.bias))
-        best = (tuple(subset[o] for o in order), permute_table(table, order), best[2],
-                decoded_size(permute_table(table, order), permute_cells(W, order), problem.bias))
+        order, table, nodes = smallest_order(W, [int(c) for c in W.argmax(axis=1)], problem.bias)
+        best = (tuple(subset[o] for o in order), table, best[2], nodes)
     seconds = time.perf_counter() - clock
     stats = (f"{p} useful features, {h} levels, {rows.X.shape[0]} distinct rows; "
              f"{bounded + '; ' if bounded else ''}{examined} subsets sized; {seconds:.2f} s")

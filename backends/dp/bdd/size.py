@@ -38,9 +38,53 @@ def permute_cells(W: np.ndarray, order: Sequence[int]) -> np.ndarray:
     return W.reshape((2,) * h + (C,)).transpose(tuple(order) + (h,)).reshape(1 << h, C)
 
 
+_INDEX: dict[tuple[int, ...], list[int]] = {}
+
+
+def _order_index(order: Sequence[int]) -> list[int]:
+    """Cell j of a table permuted by ``order`` is cell ``index[j]`` of the original."""
+    key = tuple(order)
+    index = _INDEX.get(key)
+    if index is None:
+        h = len(key)
+        index = _INDEX[key] = np.arange(1 << h).reshape((2,) * h).transpose(key).reshape(-1).tolist()
+    return index
+
+
 def permute_table(t: Sequence[int], order: Sequence[int]) -> list[int]:
-    h = len(order)
-    return np.asarray(t).reshape((2,) * h).transpose(tuple(order)).reshape(-1).tolist()
+    """The truth table re-indexed like ``permute_cells``.
+
+    >>> permute_table([0, 1, 2, 3], (1, 0))
+    [0, 2, 1, 3]
+    """
+    return [t[i] for i in _order_index(order)]
+
+
+def smallest_order(W: np.ndarray, table: Sequence[int], bias: str) -> tuple[tuple[int, ...], list[int], int]:
+    """Among the h! orderings of one subset with a fixed truth ``table`` (its errors do not
+    depend on the order), the one with the fewest decoded decision nodes (first of equals):
+    (order, table in that order, nodes).
+
+    >>> smallest_order(np.ones((4, 2)), [0, 0, 1, 1], "C")  # only the first feature matters
+    ((0, 1), [0, 0, 1, 1], 1)
+    """
+    h = W.shape[0].bit_length() - 1
+    reached = W.sum(axis=1) > 0
+    # unreached cells filled the same way under every order: fill once, permute the result
+    fixed = bias == "S" or bool(reached.all()) or not reached.any()
+    best: tuple[tuple[int, ...], list[int], int] | None = None
+    for order in permutations(range(h)):
+        t = permute_table(table, order)
+        if fixed:
+            size = _SIZES.get(tuple(t))
+            if size is None:
+                size = decoded_size(t, np.ones((1, 1)), "S")
+        else:
+            size = decoded_size(t, permute_cells(W, order), bias)
+        if best is None or size < best[2]:
+            best = (order, t, size)
+    assert best is not None
+    return best
 
 
 _SIZES: dict[tuple[int, ...], int] = {}
