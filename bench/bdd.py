@@ -1,7 +1,7 @@
 """Ordered BDDs at the speed of enumeration (issue 16): odt's dp engine, a plain
 enumeration baseline and maxsat, side by side, on the shared binary datasets.
 
-For each dataset of /work/shared/datasets/binary (0/1 features, the label ``class`` last)
+For each dataset of $ODT_SHARED/datasets/binary (else ../shared next to the repository) (0/1 features, the label ``class`` last)
 and each H, the program ``model bdd(depth = H)  minimize errors`` is solved
   * by odt's ``dp`` backend (``Program.solve``: lowering, the subset enumeration of
     backends/dp/bdd, decoding, re-verification in numpy) — its wall time;
@@ -23,6 +23,7 @@ Run: python bench/bdd.py [--depths 2,3,4] [--datasets car,cancer] [--maxsat-dept
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -31,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-DATA = Path("/work/shared/datasets/binary")
+DATA = Path(os.environ.get("ODT_SHARED") or Path(__file__).resolve().parents[2] / "shared") / "datasets" / "binary"
 #: Hu Table 5's datasets (paper name) and their files in the shared CP4IM copy
 HU_TABLE5 = {"anneal": "anneal", "australian-credit": "australian", "cancer": "cancer", "car": "car",
              "heart-cleveland": "cleveland", "hypothyroid": "hypothyroid", "mushroom": "mushroom",

@@ -17,13 +17,14 @@ Run: /work/venv/bin/python bench/hu_table5.py [--depths 2,3,4,5,6] [--datasets c
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-DATA = Path("/work/shared/datasets/binary")
+DATA = Path(os.environ.get("ODT_SHARED") or Path(__file__).resolve().parents[2] / "shared") / "datasets" / "binary"
 
 #: Hu Table 5, column E_Size of MaxSAT BDD-C, H = 2..6 (paper name -> values)
 HU_TABLE5 = {

@@ -98,7 +98,7 @@ def main() -> None:
     ap.add_argument("--limit", type=float, default=10.0)
     ap.add_argument("--odtc", default=shutil.which("odtc") or str(Path(sys.executable).parent / "odtc"))
     ap.add_argument("--cases", default=",".join(CASES))
-    ap.add_argument("--datasets", default="/work/shared/datasets", help="a folder with mushroom.csv (or binary/)")
+    ap.add_argument("--datasets", default=str(Path(os.environ.get("ODT_SHARED") or Path(__file__).resolve().parents[2] / "shared") / "datasets"), help="a folder with mushroom.csv (or binary/)")
     ap.add_argument("--kill-after", type=float, default=None, help="seconds (default: 4 x limit + 30)")
     ap.add_argument("--max-memory", type=float, default=8.0, help="GiB of address space per run (0: none)")
     args = ap.parse_args()

@@ -37,7 +37,7 @@ from __future__ import annotations
 import time
 from itertools import combinations, combinations_with_replacement
 from math import comb
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -265,7 +265,7 @@ class _Search:
         n, t = self.rows.X.shape[0], self.h - 2
         work = 0.0
         for a in range(self.p - t - 1):
-            if self.level[1].get((int(self.owner[a]),), np.inf) - self.dist[a] <= self.best + _TOL:
+            if self.level[1].get((int(self.owner[a]),), np.inf) - self.dist[a] <= self.cap() + _TOL:
                 m = self.p - a - 1
                 work += n * m * m * comb(m, t - 1)
         return work
@@ -345,14 +345,23 @@ def _with_pairs(Q: tuple[int, ...], f: np.ndarray, g: np.ndarray) -> np.ndarray:
 
 
 def visit_subsets(rows: Rows, h: int, deadline: float | None, limit: Callable[[], float],
-                  visit: Callable[[np.ndarray, list[tuple[int, ...]]], None]) -> tuple[bool, str]:
+                  visit: Callable[[np.ndarray, list[tuple[int, ...]]], None], parts: int = 1,
+                  collect: Callable[[], Any] | None = None, tick: Callable[[], None] | None = None
+                  ) -> tuple[bool, str, list[Any]]:
     """Call ``visit(errors, subsets)`` (original numbering) with every h-subset whose
     errors do not exceed ``limit()`` when it is counted (``limit`` may fall as ``visit``
-    finds better classifiers; a subset may be visited twice, once as a subset of centres),
-    in one process. Returns (complete, stats)."""
+    finds better classifiers; a subset may be visited twice, once as a subset of centres).
+    Stage 2 runs in ``parts`` forked processes when its work is large: ``visit`` then runs
+    in the workers, and ``collect()`` hands back each worker's incumbent. Returns
+    (complete, stats, the workers' ``collect()`` results: empty in one process)."""
     search = _Search(rows, h, deadline, -np.inf, None, limit, visit)
-    complete = search.stage_one() and search.stage_two()
-    return complete, _stats(search, h, 1)
+    complete = search.stage_one()
+    if complete and parts > 1 and collect is not None and search.surviving_work() >= _PARALLEL_FROM:
+        shares = parallel.run_parts(search, parts, tick, collect)
+        search.counted += sum(share.counted for share in shares)
+        return all(share.complete for share in shares), _stats(search, h, parts), [s.state for s in shares]
+    complete = complete and search.stage_two()
+    return complete, _stats(search, h, 1), []
 
 
 def _stats(search: "_Search", h: int, processes: int) -> str:

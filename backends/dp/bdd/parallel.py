@@ -3,7 +3,8 @@ cores of the machine).
 
 Input: a ``neighbours._Search`` whose stage 1 is done (centres, bounds, incumbent) and a
 number of parts. Output: per part, its least errors and subset (original numbering),
-whether it finished and how many subsets it counted. The first features of the prefixes
+whether it finished and how many subsets it counted; in visit mode (BDDs with sizes) also
+the part's incumbent BDD, which the caller's visit function kept in the worker. The first features of the prefixes
 are dealt round-robin (the early ones, the strongest, have the most later features, so
 the work is shared evenly); each worker runs with BLAS held to one thread and starts
 from the stage-1 incumbent. Forked workers inherit the search; nothing is pickled but
@@ -18,6 +19,8 @@ import os
 from typing import Any, Callable, NamedTuple
 
 _SEARCH: Any = None  # set in the parent before forking
+_COLLECT: Callable[[], Any] | None = None  # visit mode: what a worker hands back, set with _SEARCH
+_IN_WORKER = False  # true in a forked worker: it reports no progress of its own
 
 
 class Share(NamedTuple):
@@ -26,18 +29,28 @@ class Share(NamedTuple):
     errors: float
     subset: tuple[int, ...]
     complete: bool
-    counted: int
+    counted: int  # subsets this worker counted in its share
     lower: float  # a proven lower bound on the errors of its share's subsets
+    state: Any = None  # visit mode: the caller's ``collect()`` in the worker, after its share
 
 
 def _worker(job: tuple[int, int]) -> Share:
+    global _IN_WORKER
     part, parts = job
     from threadpoolctl import threadpool_limits
 
+    _IN_WORKER = True
     search = _SEARCH
+    before = search.counted  # what the parent had counted (stage 1): counted once, there
     with threadpool_limits(1, user_api="blas"):
         done = search.stage_two(part, parts)
-    return Share(search.best, search.subset, done, search.counted, search.lower_bound(part, parts))
+    return Share(search.best, search.subset, done, search.counted - before, search.lower_bound(part, parts),
+                 None if _COLLECT is None else _COLLECT())
+
+
+def in_worker() -> bool:
+    """Whether this process is a forked worker of ``run_parts`` (its parent reports progress)."""
+    return _IN_WORKER
 
 
 def workers() -> int:
@@ -52,11 +65,15 @@ def workers() -> int:
         return max(1, min(2, os.cpu_count() or 1))
 
 
-def run_parts(search: Any, parts: int, tick: Callable[[], None] | None = None) -> list[Share]:
-    """Stage 2 of ``search`` in ``parts`` forked processes: one ``Share`` per part. The search's deadline is a ``time.time()`` instant, shared by all.
-    ``tick()`` runs every half second while the parent waits (progress lines)."""
-    global _SEARCH
-    _SEARCH = search
+def run_parts(search: Any, parts: int, tick: Callable[[], None] | None = None,
+              collect: Callable[[], Any] | None = None) -> list[Share]:
+    """Stage 2 of ``search`` in ``parts`` forked processes: one ``Share`` per part. The
+    search's deadline is a ``time.time()`` instant, shared by all. ``tick()`` runs every
+    half second while the parent waits (progress lines). In visit mode the workers' own
+    incumbents live in the caller's closures: ``collect()``, run in each worker after its
+    share, returns them (picklable) as ``Share.state``."""
+    global _SEARCH, _COLLECT
+    _SEARCH, _COLLECT = search, collect
     try:
         with mp.get_context("fork").Pool(parts) as pool:
             answer = pool.map_async(_worker, [(i, parts) for i in range(parts)])
@@ -66,4 +83,4 @@ def run_parts(search: Any, parts: int, tick: Callable[[], None] | None = None) -
                     tick()
             return answer.get()
     finally:
-        _SEARCH = None
+        _SEARCH, _COLLECT = None, None

@@ -19,7 +19,11 @@ constant (the constant classifier is the incumbent seeded first). So:
   * with sizes (``+ a * nodes``, ``then nodes``, ``nodes <= K``, ``minimize nodes``):
     a subset is examined (``size.best_on_subset``: every labelling in nondecreasing
     errors, every one of its h! orderings) only if its bound (the objective levels at
-    errors(S) and one node) is lexicographically below the incumbent.
+    errors(S) and one node) is lexicographically below the incumbent; for h >= 3 the
+    subsets come from ``neighbours`` (those within reach of the incumbent's errors), on
+    both cores when the work is large: each worker sizes its share's subsets against its
+    own incumbent, and the best of the workers' wins (the first part among equal keys, so
+    which of several optimal BDDs is returned may depend on the number of processes).
 Anytime: on a time-out the incumbent is returned with the bound min(incumbent, the
 first level at the all-features lower bound of the errors), status ``feasible``.
 """
@@ -113,7 +117,8 @@ def optimal_bdd(problem: BddSearch, time_limit: float | None = None,
 
     def report(force: bool = False) -> None:
         now = time.perf_counter()
-        if on_progress is not None and best_key is not None and (force or now - last_report[0] > 0.5):
+        if on_progress is not None and best_key is not None and (force or now - last_report[0] > 0.5) \
+                and not parallel.in_worker():
             last_report[0] = now
             on_progress(now - clock, best_key[0], min(best_key[0], obj.bound(floor)[0]))
 
@@ -194,7 +199,14 @@ def optimal_bdd(problem: BddSearch, time_limit: float | None = None,
     elif h >= 3 and p <= neighbours.MAX_FEATURES:  # with sizes: every subset whose errors can still win
         remaining = None if deadline is None else time.time() + (deadline - time.perf_counter())
         with _one_blas_thread(_work(rows, h)):
-            complete, bounded = neighbours.visit_subsets(rows, h, remaining, errors_cap, visit)
+            complete, bounded, states = neighbours.visit_subsets(
+                rows, h, remaining, errors_cap, visit, parallel.workers(),
+                lambda: (best_key, best, examined), lambda: report(force=True))
+        forked_at = examined  # the workers count on from here
+        for key, found, count in states:  # the workers' incumbents: the first part wins ties
+            examined += count - forked_at
+            if key is not None and (best_key is None or key < best_key):
+                best_key, best = key, found
     elif h >= 2:
         with _one_blas_thread(_work(rows, h)):
             complete = run_prefixes()

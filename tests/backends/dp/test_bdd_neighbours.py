@@ -142,3 +142,29 @@ def test_a_pool_worker_enumerates_in_its_own_process():
         n, objective = pool.map(_solve_bdd, [0.0])[0]
     assert n == 1
     assert objective == _solve_bdd(None)[1]
+
+
+@pytest.mark.parametrize("objective", ["errors + 0.5 * nodes", "errors then nodes",
+                                       "errors\nsubject to { nodes <= 4 }"])
+@pytest.mark.parametrize("seed, depth", [(0, 3), (1, 4), (2, 3)])
+def test_bdds_with_sizes_in_two_processes_equal_one_process(objective, seed, depth, monkeypatch):
+    """The sized enumeration (``visit_subsets``) forked into two parts: each worker sizes
+    the subsets of its share against its own incumbent and hands it back; the best of
+    them has the same objective as the search in one process."""
+    import odt
+    from odt.backends.dp.bdd import parallel
+
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, size=(90, 11))
+    X[:, 1] = X[:, 0] ^ (rng.random(90) < 0.05)  # a cluster
+    data = {f"f{j}": X[:, j] for j in range(11)}
+    data["class"] = np.where(rng.random(90) < 0.8, X[:, 0] ^ X[:, 2], rng.integers(0, 2, 90))
+    program = odt.compile(f"model bdd(depth = {depth})\nminimize {objective}", data=data)
+    monkeypatch.setattr(neighbours, "_PARALLEL_FROM", 0.0)
+    monkeypatch.setattr(parallel, "workers", lambda: 1)
+    one = program.solve(backend="dp")
+    monkeypatch.setattr(parallel, "workers", lambda: 2)
+    two = program.solve(backend="dp")
+    assert one.status == two.status == "optimal" and one.verified and two.verified
+    assert two.objective_levels == one.objective_levels
+    assert "in 2 processes" in two.log and "processes" not in one.log
