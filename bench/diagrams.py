@@ -133,8 +133,8 @@ def run(job: tuple) -> dict:
         bound, gap = res.bound, res.gap
         lns = res.log.split("; ")[0] if res.log.startswith("lns") else ""
         clf, status, objective, verified, warm_kept = res.classifier, res.status, res.objective, res.verified, \
-            "warm start is" in res.log or "no diagram search needed" in res.log
-        by_tree = "no diagram search needed" in res.log or "optimal depth-L tree" in res.log
+            "warm start is" in res.log or "no search needed" in res.log
+        by_tree = "no search needed" in res.log or "optimal depth-L tree" in res.log
     except ValueError as exc:  # backends/to_pyomo.py reads a NaN bound when HiGHS stops before its root LP
         if "NaN" not in str(exc) or kind != "diagram":
             return {"job": job, "error": f"{type(exc).__name__}: {exc}"}

@@ -31,7 +31,7 @@ def _level(form: LinearForm) -> BddLevel | None:
     return BddLevel(errors, nodes, form.constant)
 
 
-def _limit(c: LinearConstraint) -> tuple[str, Fraction] | None:
+def taken_limit(c: LinearConstraint) -> tuple[str, Fraction] | None:
     """("nodes" | "errors", bound) for ``nodes <= K``, ``errors <= k``, ``errors == 0``."""
     if c.scope is not None or c.costs is not None or len(c.form.terms) != 1:
         return None
@@ -56,7 +56,7 @@ def bdd_search_refusal(program: CheckedProgram) -> str | None:
         if _level(lvl) is None:
             return "BDD objectives made of errors and nodes with non-negative weights (or 'maximize accuracy')"
     for c in program.constraints:
-        if not isinstance(c, LinearConstraint) or _limit(c) is None:
+        if not isinstance(c, LinearConstraint) or taken_limit(c) is None:
             return "BDD programs whose only constraints are 'nodes <= K', 'errors <= k' and 'errors == 0'"
     return None
 
@@ -73,7 +73,7 @@ def lower_search_bdd(program: CheckedProgram) -> BddSearch:
     max_errors: Fraction | None = None
     for c in program.constraints:
         assert isinstance(c, LinearConstraint)
-        limit = _limit(c)
+        limit = taken_limit(c)
         assert limit is not None
         kind, bound = limit
         if kind == "nodes":

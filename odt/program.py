@@ -39,6 +39,7 @@ from odt.compiler.ranges import positive_seconds
 from odt.compiler.checked import BddSkeleton, CheckedProgram, DiagramSkeleton, LinearConstraint, TreeSkeleton
 from odt.result import Classifier, SolveResult
 from odt.routing import check_memory, estimate, refusal, route
+from odt.strategies.bdd_bounds import bdd_bounds
 from odt.strategies.diagram_bounds import diagram_bounds, tighten
 from odt.strategies.warm_start import single_leaf, warm_start as warm_start_of
 
@@ -273,21 +274,23 @@ class Program:
         low = self.lowered_for(name)
         self._capabilities(name, low)
         started = time.perf_counter()
-        bounds = diagram_bounds(self.checked, _budget(opts)) if warm_start else None
+        # bounds from dp: optimal trees for a diagram, the relaxed BDD for a BDD program
+        bounds = (diagram_bounds(self.checked, _budget(opts)) or bdd_bounds(self.checked, _budget(opts))) \
+            if warm_start else None
         warm = greedy = warm_start_of(self.checked, opts) if warm_start else None
         if bounds is not None and bounds.incumbent is not None and (warm is None or bounds.incumbent[1] < warm[1]):
             warm = bounds.incumbent
         held.warm, held.floor = warm, None if bounds is None else bounds.lower
         if bounds is not None and warm is not None and warm[1] <= bounds.lower:
             done = BackendResult(Status.OPTIMAL, None, (warm[1],), warm[1], time.perf_counter() - started,
-                                 "the warm start meets the depth-L tree bound (no diagram search needed)")
+                                 f"the warm start meets the bound of {bounds.source} (no search needed)")
             return self._result(name, done, None, warm[0])
         note = ""
         if req.strategy == "lns" and warm is not None:  # the layer LNS improves the warm start first
             warm, note = self._lns(name, impl, warm, greedy, bounds, opts, progress, held, started)
             if bounds is not None and warm[1] <= bounds.lower:
                 done = BackendResult(Status.OPTIMAL, None, (warm[1],), warm[1], time.perf_counter() - started,
-                                     note + "; the incumbent meets the depth-L tree bound")
+                                     note + f"; the incumbent meets the bound of {bounds.source}")
                 return self._result(name, done, None, warm[0])
         if opts.time_limit is not None:  # the warm start's time comes out of the budget
             opts = dataclasses.replace(opts, time_limit=max(0.05, opts.time_limit - (time.perf_counter() - started)))
@@ -300,7 +303,7 @@ class Program:
                                   None if bounds is None or not note else bounds.lower))
         res = impl.solve(low.model, opts)
         if bounds is not None and res.status is not Status.INFEASIBLE:
-            res = tighten(res, bounds.lower)
+            res = tighten(res, bounds.lower, bounds.source)
         if warm is not None and res.status is Status.INFEASIBLE:  # nothing beats the warm start
             done = BackendResult(Status.OPTIMAL, None, (warm[1],), warm[1], res.seconds,
                                  res.log + "; the warm start is optimal (nothing better exists)")

@@ -44,6 +44,7 @@ from odt.compiler.lower_search_bdd import lower_search_bdd
 class DiagramBounds:
     lower: Fraction  # a proven lower bound on the first objective level
     incumbent: tuple[Diagram, Fraction] | None  # the best fitting tree as a diagram, with its value
+    source: str = "the optimal depth-L tree"  # what the bound is, for logs
 
 
 def _linear_costs(c: CheckedProgram) -> tuple[Fraction, Fraction, Fraction] | None:
@@ -78,7 +79,7 @@ def _tree_program(c: CheckedProgram, depth: int, errors_only: bool = True) -> Ch
                                objective=objective)
 
 
-def tighten(res: BackendResult, lower: Fraction) -> BackendResult:
+def tighten(res: BackendResult, lower: Fraction, source: str = "the optimal depth-L tree") -> BackendResult:
     """A solver's result with its bound raised to ``lower`` (optimal once they meet)."""
     bound = lower if res.bound is None or res.bound < lower else res.bound
     status = res.status
@@ -87,7 +88,7 @@ def tighten(res: BackendResult, lower: Fraction) -> BackendResult:
     if bound == res.bound and status is res.status:
         return res
     return dataclasses.replace(res, status=status, bound=bound,
-                               log=res.log + f"; bound {float(bound):g} (the optimal depth-L tree's)")
+                               log=res.log + f"; bound {float(bound):g} ({source})")
 
 
 def diagram_bounds(c: CheckedProgram, budget: float) -> DiagramBounds | None:
