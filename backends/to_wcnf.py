@@ -23,7 +23,7 @@ from fractions import Fraction
 
 from odt.compiler import ir, limits
 from odt.compiler.encode import objective, pb
-from odt.compiler.errors import did_you_mean
+from odt.compiler.errors import UnsupportedConstruct, did_you_mean
 
 from .base import Artifact, Backend, BackendResult, Capability, Progress, SolveOptions, Status, Stopwatch
 
@@ -92,6 +92,10 @@ class MaxSatBackend(Backend):
         if name not in known:
             return (f"unknown SAT solver '{name}' (the solver option names the SAT solver under RC2)",
                     did_you_mean(str(name), known, "solver"))
+        found = probe(name)
+        if not found.available:
+            return (f"the SAT solver '{name}' is not available here: {found.why}",
+                    "name another, e.g. solver = \"g3\"")
         return None
 
     def solve(self, model: ir.Model, options: SolveOptions) -> BackendResult:
@@ -121,6 +125,12 @@ class MaxSatBackend(Backend):
             return BackendResult(Status.INFEASIBLE, None, None, None, clock.elapsed(), "empty hard clause")
         solver_name = options.extra.get("solver", RC2_SOLVER)
         lsu_name = options.extra.get("solver", LINEAR_SEARCH_SOLVER)
+        if options.time_limit is not None and not interruptible(solver_name):
+            raise UnsupportedConstruct(
+                f"the SAT solver '{solver_name}' cannot be interrupted (python-sat offers no limited solve for "
+                f"it), so maxsat cannot keep a time limit with it",
+                hint="name one that can (Glucose, MiniSat, MapleCM, ...: \"g3\", \"g4\", \"mgh\", \"m22\", "
+                     "\"maplecm\"), or solve without a time limit")
         best: tuple[bool, ...] | None = None
         best_cost: int | None = None
         lower = 0
@@ -298,6 +308,49 @@ def _values(lits: list[int], n: int) -> tuple[bool, ...]:
         if abs(l) <= n:
             vals[abs(l)] = l > 0
     return tuple(vals)
+
+
+@dataclass(frozen=True)
+class _Probe:
+    """What one SAT solver of python-sat can do here."""
+
+    available: bool  # it can be made (CryptoMiniSat needs the package pycryptosat)
+    interruptible: bool  # ``solve_limited`` with ``expect_interrupt`` (CaDiCaL has none)
+    why: str  # when unavailable: what python-sat said
+
+
+_PROBES: dict[str, _Probe] = {}
+
+
+def probe(name: str) -> _Probe:
+    """Make the SAT solver ``name`` on a two-clause formula and try an interruptible call
+    (once per name and process)."""
+    found = _PROBES.get(name)
+    if found is None:
+        import pysat.solvers as ps
+
+        if name in getattr(ps.SolverNames, "cryptosat", ()) and not getattr(ps, "cms_present", True):
+            found = _PROBES[name] = _Probe(False, False, "CryptoMiniSat needs the package pycryptosat")
+            return found  # (making one anyway prints python-sat's own errors from its __del__)
+        try:
+            s = ps.Solver(name=name, bootstrap_with=[[1, 2], [-1]])  # not empty: MapleSAT crashes on that
+        except Exception as exc:  # python-sat asserts when an optional package is missing
+            found = _Probe(False, False, str(exc) or type(exc).__name__)
+        else:
+            try:
+                s.solve_limited(expect_interrupt=True)
+                s.clear_interrupt()
+                found = _Probe(True, True, "")
+            except NotImplementedError:
+                found = _Probe(True, False, "")
+            finally:
+                s.delete()
+        _PROBES[name] = found
+    return found
+
+
+def interruptible(name: str) -> bool:
+    return probe(name).interruptible
 
 
 def sat_solver_names() -> list[str]:

@@ -105,6 +105,27 @@ def test_an_unknown_sat_solver_is_refused_at_the_option_before_anything_is_repor
     assert "p.odt:3:14: error: unknown SAT solver 'nosuchsat'" in err
 
 
+def test_a_sat_solver_python_sat_cannot_make_here_is_refused_at_the_option(folder, capsys):
+    import pysat.solvers
+
+    if getattr(pysat.solvers, "cms_present", True):
+        pytest.skip("pycryptosat is installed: CryptoMiniSat is available")
+    (folder / "p.odt").write_text('data "data.csv" { target class }\nmodel tree(depth <= 2)\nsolve maxsat(solver = "cms")\n')
+    assert main(["check", str(folder / "p.odt")]) == 1
+    err = capsys.readouterr().err
+    assert "p.odt:3:14: error: the SAT solver 'cms' is not available here" in err and "internal" not in err
+
+
+def test_a_sat_solver_that_cannot_be_interrupted_is_refused_under_a_time_limit_only(folder):
+    """CaDiCaL has no limited solve in python-sat: with a time limit maxsat could not keep
+    it (an internal NotImplementedError before); without one it solves."""
+    prog = odt.compile('data "data.csv" { target class }\nmodel tree(depth <= 1)\nsolve maxsat(solver = "cd19")\n',
+                       base_dir=folder)
+    with pytest.raises(OdtError, match="cannot be interrupted"):
+        prog.solve(time_limit=10)
+    assert prog.solve().status == "optimal"
+
+
 @pytest.mark.parametrize("limit", [0, -1, math.nan, math.inf, 1e300])
 def test_a_time_limit_must_be_positive_and_finite(folder, limit):
     prog = odt.compile('data "data.csv" { target class }\nmodel tree(depth <= 1)\n', base_dir=folder)
