@@ -75,12 +75,7 @@ def smallest_order(W: np.ndarray, table: Sequence[int], bias: str) -> tuple[tupl
     best: tuple[tuple[int, ...], list[int], int] | None = None
     for order in permutations(range(h)):
         t = permute_table(table, order)
-        if fixed:
-            size = _SIZES.get(tuple(t))
-            if size is None:
-                size = decoded_size(t, np.ones((1, 1)), "S")
-        else:
-            size = decoded_size(t, permute_cells(W, order), bias)
+        size = decoded_size(t, W, "S") if fixed else decoded_size(t, permute_cells(W, order), bias)
         if best is None or size < best[2]:
             best = (order, t, size)
     assert best is not None
