@@ -131,6 +131,12 @@ class Backend(abc.ABC):
         values only a backend knows (the SAT solver names of ``solver``) are checked here."""
         return None
 
+    @classmethod
+    def check_run(cls, options: SolveOptions) -> tuple[str, str | None, str] | None:
+        """Why this backend cannot run with these ``options`` together (say, a solver that
+        cannot keep a time limit), as (message, hint, the option to point at), or None."""
+        return None
+
     @abc.abstractmethod
     def emit(self, model: ir.Model) -> Artifact: ...
 

@@ -98,6 +98,16 @@ class MaxSatBackend(Backend):
                     "name another, e.g. solver = \"g3\"")
         return None
 
+    @classmethod
+    def check_run(cls, options: SolveOptions) -> tuple[str, str | None, str] | None:
+        name = options.extra.get("solver", RC2_SOLVER)
+        if options.time_limit is not None and not interruptible(name):
+            return (f"the SAT solver '{name}' cannot be interrupted (python-sat offers no limited solve for it), "
+                    f"so maxsat cannot keep a time limit with it",
+                    "name one that can (Glucose, MiniSat, MapleCM, ...: \"g3\", \"g4\", \"mgh\", \"m22\", "
+                    "\"maplecm\"), or solve without a time limit", "solver")
+        return None
+
     def solve(self, model: ir.Model, options: SolveOptions) -> BackendResult:
         """RC2 to optimality. With a time limit: a short linear SAT-UNSAT search for a first
         incumbent, RC2 up to 75% of the budget (its core-guided cost is a proven lower
@@ -125,12 +135,9 @@ class MaxSatBackend(Backend):
             return BackendResult(Status.INFEASIBLE, None, None, None, clock.elapsed(), "empty hard clause")
         solver_name = options.extra.get("solver", RC2_SOLVER)
         lsu_name = options.extra.get("solver", LINEAR_SEARCH_SOLVER)
-        if options.time_limit is not None and not interruptible(solver_name):
-            raise UnsupportedConstruct(
-                f"the SAT solver '{solver_name}' cannot be interrupted (python-sat offers no limited solve for "
-                f"it), so maxsat cannot keep a time limit with it",
-                hint="name one that can (Glucose, MiniSat, MapleCM, ...: \"g3\", \"g4\", \"mgh\", \"m22\", "
-                     "\"maplecm\"), or solve without a time limit")
+        refused = self.check_run(options)
+        if refused is not None:
+            raise UnsupportedConstruct(refused[0], hint=refused[1])
         best: tuple[bool, ...] | None = None
         best_cost: int | None = None
         lower = 0

@@ -267,6 +267,9 @@ class Program:
             on_progress=progress,
             extra={k: v for k, v in req.options.items() if k == "solver"},
         )
+        refused_run = impl.check_run(opts)
+        if refused_run is not None:  # before any work, at the option that causes it
+            raise UnsupportedConstruct(refused_run[0], self._option_span(refused_run[2]) or req.span, refused_run[1])
         if _is_program_backend(name):  # dp: the checked program, no IR
             bdd = isinstance(self.checked.skeleton, BddSkeleton)
             tree, res = impl.solve_search(lower_search_bdd(self.checked) if bdd else lower_search(self.checked), opts)

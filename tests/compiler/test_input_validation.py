@@ -116,7 +116,7 @@ def test_a_sat_solver_python_sat_cannot_make_here_is_refused_at_the_option(folde
     assert "p.odt:3:14: error: the SAT solver 'cms' is not available here" in err and "internal" not in err
 
 
-def test_a_sat_solver_that_cannot_be_interrupted_is_refused_under_a_time_limit_only(folder):
+def test_a_sat_solver_that_cannot_be_interrupted_is_refused_under_a_time_limit_only(folder, capsys):
     """CaDiCaL has no limited solve in python-sat: with a time limit maxsat could not keep
     it (an internal NotImplementedError before); without one it solves."""
     prog = odt.compile('data "data.csv" { target class }\nmodel tree(depth <= 1)\nsolve maxsat(solver = "cd19")\n',
@@ -124,6 +124,10 @@ def test_a_sat_solver_that_cannot_be_interrupted_is_refused_under_a_time_limit_o
     with pytest.raises(OdtError, match="cannot be interrupted"):
         prog.solve(time_limit=10)
     assert prog.solve().status == "optimal"
+    (folder / "p.odt").write_text('data "data.csv" { target class }\nmodel tree(depth <= 1)\nsolve maxsat(solver = "cd19")\n')
+    assert main(["solve", str(folder / "p.odt"), "--time-limit", "10", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "p.odt:3:14: error: the SAT solver 'cd19' cannot be interrupted" in err and "Traceback" not in err
 
 
 @pytest.mark.parametrize("limit", [0, -1, math.nan, math.inf, 1e300])
