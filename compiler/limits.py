@@ -79,7 +79,10 @@ class _State:
     threads: "weakref.WeakSet[_Scopes]" = field(default_factory=weakref.WeakSet)
     local: threading.local = field(default_factory=threading.local)
     wake_w: int | None = None  # the watcher's pipe (also the signal wakeup fd)
+    wake_r: int | None = None
     watcher: threading.Thread | None = None
+    #: the handlers ``signals()`` replaced (restored on exit, and in a forked child at once)
+    replaced: dict = field(default_factory=dict)
 
 
 _S = _State()
@@ -125,6 +128,14 @@ def stop_reason() -> str | None:
 def expired() -> bool:
     me = _mine()
     return _S.reason is not None or (bool(me.deadlines) and time.perf_counter() >= me.deadlines[-1])
+
+
+def halted() -> bool:
+    """Whether the solve this thread runs must stop now: a signal asked (SIGINT, SIGTERM),
+    or the native call it runs was told to stop (its hard deadline passed). The dp engines,
+    which run as ``native`` calls of Python code, poll it beside their own deadline."""
+    me = _mine()
+    return _S.reason is not None or (bool(me.hooks) and me.delivered)
 
 
 def check() -> None:
@@ -297,7 +308,7 @@ def _ensure_watcher() -> None:
         r, w = os.pipe()
         os.set_blocking(r, False)
         os.set_blocking(w, False)
-        _S.wake_w = w
+        _S.wake_r, _S.wake_w = r, w
         _S.watcher = threading.Thread(target=_watch, args=(r,), name="odt-limits", daemon=True)
         _S.watcher.start()
 
@@ -342,14 +353,50 @@ def signals() -> Iterator[None]:
     old_fd = signal.set_wakeup_fd(_S.wake_w, warn_on_full_buffer=False)
     for s in before:
         signal.signal(s, _on_signal)
+    _S.replaced = {**before, "wakeup_fd": old_fd}
     try:
         yield
     finally:
+        _S.replaced = {}
         for s, h in before.items():
             signal.signal(s, h if h is not None else signal.SIG_DFL)
         signal.set_wakeup_fd(old_fd)
         with _S.lock:
             _S.reason = None
+
+
+def _forget_in_child() -> None:
+    """A forked child (a dp worker, or any fork of a process that imported this module)
+    starts with none of the parent's stop machinery: the handlers ``signals()`` installed
+    are put back, the wakeup pipe, which parent and child would share, is detached and
+    closed (a signal to the child, say ``Pool.terminate()``'s SIGTERM, would otherwise
+    write its number into the parent's pipe and stop the parent's own solve), no alarm
+    stays armed, and the state starts afresh (its lock may have been held by a parent
+    thread at the fork, which the child does not have)."""
+    global _S
+    old = _S
+    try:
+        if old.replaced:
+            for s, h in old.replaced.items():
+                if s != "wakeup_fd":
+                    signal.signal(s, h if h is not None else signal.SIG_DFL)
+            signal.set_wakeup_fd(-1)
+        if signal.getsignal(signal.SIGALRM) is _on_signal:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    except (ValueError, OSError):  # pragma: no cover - not the main interpreter
+        pass
+    for fd in (old.wake_r, old.wake_w):
+        if fd is not None:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    _S = _State()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_child)
 
 
 def shield(fn: Callable) -> Callable:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from odt.compiler import ir
+from odt.compiler import ir, limits
 from odt.compiler.classifiers import Diagram, Leaf, Split, Tree, TreeNode
 from odt.compiler.data import Feature
 from odt.compiler.errors import UnsupportedConstruct
@@ -87,10 +87,15 @@ class DpBackend(Backend):
         """The optimal tree of ``problem`` (anytime: the best tree and a proven bound on a
         time-out), with the objective's first level as the backend's claim; for a
         ``BddSearch``, the optimal ordered BDD (``bdd/``)."""
-        if isinstance(problem, BddSearch):
-            return self._solve_bdd(problem, options)
-        if not problem.plain:
-            return self._solve_constrained(problem, options)
+        with limits.native(_polled):  # a signal or the hard deadline: the engines poll ``limits.halted``
+            if isinstance(problem, BddSearch):
+                return self._solve_bdd(problem, options)
+            if not problem.plain:
+                return self._solve_constrained(problem, options)
+            return self._solve_plain(problem, options)
+
+    def _solve_plain(self, problem: TreeSearch, options: SolveOptions) -> tuple[Tree, BackendResult]:
+        """ConTree (``contree/``) for the plain fragment."""
         clock = Stopwatch()
         level = problem.levels[0]
         on_progress = options.on_progress
@@ -156,9 +161,15 @@ class DpBackend(Backend):
     def relaxation(self, problem: TreeSearch, time_limit: float) -> tuple[Tree, float]:
         """ConTree on a program's relaxation (B4 warm start): its depth, data, binarisation
         and minimum leaf size, the objective ``errors``, no other constraint."""
-        res = optimal_tree(problem.X, problem.y, problem.depth, weights=problem.weights,
-                           n_classes=problem.n_classes, min_leaf=problem.min_leaf, time_limit=time_limit)
+        with limits.native(_polled):
+            res = optimal_tree(problem.X, problem.y, problem.depth, weights=problem.weights,
+                               n_classes=problem.n_classes, min_leaf=problem.min_leaf, time_limit=time_limit)
         return to_tree(res.tree, problem), res.cost
+
+
+def _polled() -> None:
+    """The stop of a dp engine: nothing to call, since the engines, Python code, poll
+    ``limits.halted()`` (which this stop's delivery sets) with their deadlines."""
 
 
 def _exact(value: float) -> Fraction:

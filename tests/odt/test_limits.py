@@ -80,7 +80,8 @@ def test_explain_holds_the_time_limit_and_says_when_it_is_undecided(tmp_path):
 
 @pytest.mark.slow  # whole odtc processes that run to their limit
 @pytest.mark.parametrize("sig, backend, code", [(signal.SIGINT, "maxsat", 130), (signal.SIGTERM, "cp", 143),
-                                             (signal.SIGINT, "milp", 130)])
+                                             (signal.SIGINT, "milp", 130), (signal.SIGINT, "dp", 130),
+                                             (signal.SIGTERM, "dp", 143)])
 def test_an_interrupt_prints_and_writes_the_incumbent(tmp_path, sig, backend, code):
     prog = _program(tmp_path, HARD[backend])
     model = tmp_path / "out" / "model.json"
@@ -105,6 +106,11 @@ def test_an_interrupt_prints_and_writes_the_incumbent(tmp_path, sig, backend, co
     assert "objective" in out and "verified    yes" in out
     assert load_classifier(model).n_leaves >= 1
     assert sorted(p.name for p in model.parent.iterdir()) == ["model.json"]  # no stray temporary file
+    if backend == "dp":  # the engine's incumbent, not the constant classifier a raised stop left (issue 24)
+        objective = float(next(line.split()[1] for line in out.splitlines() if line.startswith("objective")))
+        labels = [line.rsplit(",", 1)[1] for line in COMPAS.read_text().splitlines()[1:]]
+        constant = len(labels) - max(labels.count(c) for c in set(labels))
+        assert objective < constant
 
 
 def test_python_code_past_its_hard_deadline_is_stopped():

@@ -41,6 +41,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from odt.compiler import limits
+
 from . import parallel
 from .counts import Rows, pair_errors, single_errors
 
@@ -158,11 +160,12 @@ class _Search:
         return self.best if self.limit is None else self.limit()
 
     def out_of_time(self) -> bool:
-        """Past the deadline? (And the progress report, about every half second.)"""
+        """Past the deadline, or asked to stop (a signal to this process, or in a worker the
+        parent's stop)? (And the progress report, about every half second.)"""
         now = time.time()
         if self.on_progress is not None and now - self.reported > 0.5:
             self.tick()
-        return self.deadline is not None and now > self.deadline
+        return self.deadline is not None and now > self.deadline or limits.halted() or parallel.stop_requested()
 
     def tick(self) -> None:
         self.reported = time.time()
@@ -258,6 +261,13 @@ class _Search:
         open_bounds = [self.level[1].get((int(self.owner[a]),), np.inf) - float(self.dist[a])
                        for a in range(self.open_from, self.p) if a % parts == part]
         return max(self.floor, min([self.best] + open_bounds))
+
+    def unfinished(self, part: int, parts: int) -> "parallel.Share":
+        """The share of a part whose worker was ended before it answered: no subset, and the
+        least stage-1 bound of its first features as its lower bound."""
+        bounds = [self.level[1].get((int(self.owner[a]),), np.inf) - float(self.dist[a])
+                  for a in range(self.p) if a % parts == part]
+        return parallel.Share(np.inf, (), False, 0, max(self.floor, min(bounds, default=np.inf)))
 
     def surviving_work(self) -> float:
         """Multiply-adds of stage 2 if only the first features whose bound reaches the

@@ -11,16 +11,29 @@ from the stage-1 incumbent. Forked workers inherit the search; nothing is pickle
 the answers. Every part counts every subset of least errors in its share (only bounds
 strictly above an incumbent prune), so the least (errors, subset) over the parts does not
 depend on the number of parts (unless a part reaches the all-features bound and stops early).
+
+The workers belong to their solve (issue 24): each starts with SIGINT ignored, SIGTERM at
+its default action and the parent's wakeup pipe detached (``limits._forget_in_child``), and
+dies with its parent (``PR_SET_PDEATHSIG``). A stop of the parent (a signal, its hard
+deadline) reaches them through a shared flag they poll between prefixes; a worker that
+has not answered ``_ANSWER_WITHIN`` seconds after that is ended, and its share counts as
+unfinished (its stage-1 bound). The pool is terminated and joined on every way out.
 """
 from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import signal
+import time
 from typing import Any, Callable, NamedTuple
+
+from odt.compiler import limits
 
 _SEARCH: Any = None  # set in the parent before forking
 _COLLECT: Callable[[], Any] | None = None  # visit mode: what a worker hands back, set with _SEARCH
 _IN_WORKER = False  # true in a forked worker: it reports no progress of its own
+_STOP: Any = None  # a shared byte, set before forking: nonzero once the parent asks the workers to stop
+_ANSWER_WITHIN = 0.5  # seconds a worker has to hand back its share once asked to stop
 
 
 class Share(NamedTuple):
@@ -32,6 +45,29 @@ class Share(NamedTuple):
     counted: int  # subsets this worker counted in its share
     lower: float  # a proven lower bound on the errors of its share's subsets
     state: Any = None  # visit mode: the caller's ``collect()`` in the worker, after its share
+
+
+def _start_worker() -> None:
+    """A worker's first act: the terminal's Ctrl-C (sent to the whole process group) is
+    the parent's to handle, SIGTERM (``Pool.terminate``) ends the worker at once, and the
+    worker ends with its parent, whatever ends the parent (Linux)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    parent = os.getppid()
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        pass
+    if os.getppid() != parent:  # pragma: no cover - the parent died before prctl
+        os._exit(1)
+
+
+def stop_requested() -> bool:
+    """In a worker: whether the parent asked the workers to stop (polled with the deadline)."""
+    return _STOP is not None and _STOP.value != 0
 
 
 def _worker(job: tuple[int, int]) -> Share:
@@ -71,16 +107,27 @@ def run_parts(search: Any, parts: int, tick: Callable[[], None] | None = None,
     search's deadline is a ``time.time()`` instant, shared by all. ``tick()`` runs every
     half second while the parent waits (progress lines). In visit mode the workers' own
     incumbents live in the caller's closures: ``collect()``, run in each worker after its
-    share, returns them (picklable) as ``Share.state``."""
-    global _SEARCH, _COLLECT
-    _SEARCH, _COLLECT = search, collect
+    share, returns them (picklable) as ``Share.state``. A part whose worker did not answer
+    in time after a stop is ``unfinished(part, parts)``: no subset, its stage-1 bound."""
+    global _SEARCH, _COLLECT, _STOP
+    ctx = mp.get_context("fork")
+    _SEARCH, _COLLECT, _STOP = search, collect, ctx.RawValue("b", 0)
     try:
-        with mp.get_context("fork").Pool(parts) as pool:
-            answer = pool.map_async(_worker, [(i, parts) for i in range(parts)])
-            while not answer.ready():
-                answer.wait(0.5)
-                if tick is not None and not answer.ready():
+        with ctx.Pool(parts, initializer=_start_worker) as pool:
+            answers = [pool.apply_async(_worker, ((i, parts),)) for i in range(parts)]
+            give_up: float | None = None
+            ticked = time.time()
+            while not all(a.ready() for a in answers):
+                answers[next(i for i, a in enumerate(answers) if not a.ready())].wait(0.1)
+                now = time.time()
+                if give_up is None and (limits.halted() or search.deadline is not None and now > search.deadline):
+                    _STOP.value = 1  # the workers stop at their next prefix
+                    give_up = now + _ANSWER_WITHIN
+                if give_up is not None and now > give_up:
+                    break
+                if tick is not None and now - ticked > 0.5:
+                    ticked = now
                     tick()
-            return answer.get()
-    finally:
-        _SEARCH, _COLLECT = None, None
+            return [a.get() if a.ready() else search.unfinished(i, parts) for i, a in enumerate(answers)]
+    finally:  # (leaving the pool's block terminated and joined its workers)
+        _SEARCH, _COLLECT, _STOP = None, None, None

@@ -38,6 +38,7 @@ from typing import Callable
 
 import numpy as np
 
+from odt.compiler import limits
 from odt.compiler.search_bdd import BddSearch
 
 from . import neighbours, parallel
@@ -123,7 +124,7 @@ def optimal_bdd(problem: BddSearch, time_limit: float | None = None,
             on_progress(now - clock, best_key[0], min(best_key[0], obj.bound(floor)[0]))
 
     def out_of_time() -> bool:
-        return deadline is not None and time.perf_counter() > deadline
+        return deadline is not None and time.perf_counter() > deadline or limits.halted()
 
     def visit(errs: np.ndarray, subsets: list[tuple[int, ...]]) -> None:
         consider(subsets, errs)
@@ -203,7 +204,11 @@ def optimal_bdd(problem: BddSearch, time_limit: float | None = None,
                 rows, h, remaining, errors_cap, visit, parallel.workers(),
                 lambda: (best_key, best, examined), lambda: report(force=True))
         forked_at = examined  # the workers count on from here
-        for key, found, count in states:  # the workers' incumbents: the first part wins ties
+        for state in states:  # the workers' incumbents: the first part wins ties
+            if state is None:  # a worker ended before it answered (a stop): its share is unfinished
+                complete = False
+                continue
+            key, found, count = state
             examined += count - forked_at
             if key is not None and (best_key is None or key < best_key):
                 best_key, best = key, found

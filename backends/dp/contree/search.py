@@ -58,6 +58,8 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from odt.compiler import limits
+
 from .bounds import _Incumbent, _Res, _Timeout
 from .depth_two import DepthTwo
 from .loader import _load_answer_kernels, _load_kernels
@@ -189,7 +191,7 @@ class _Solver(DepthTwo):
     # ---------------------------------------------------------------- bookkeeping
 
     def check_time(self) -> None:
-        if time.perf_counter() > self.deadline:
+        if time.perf_counter() > self.deadline or limits.halted():
             raise _Timeout
 
     def gap_split(self, level: int) -> tuple[float, float]:

@@ -27,9 +27,13 @@ with integral weights and ``c = p/q`` distinct values differ by at least ``gap =
 """
 from __future__ import annotations
 
+import math
+import time
 from typing import Any
 
 import numpy as np
+
+from odt.compiler import limits
 
 from .binarize import first_of_partitions
 from .branch import State
@@ -171,7 +175,7 @@ class BoundedSearch(Search):
         best, choice = leaf, None
         lb_split = INF  # least bound over the splits not improving on ``best``
         if leaf > 0 and k > 0 and self._splittable(S, d):
-            if d == 3 and self.compiled_three and (self.deadline is None or self._three_work(S) <= THREE_WORK):
+            if d == 3 and self.compiled_three and (self.deadline is None or math.isinf(self.deadline) or self._three_work(S) <= THREE_WORK):
                 indptr, indices, label, _ = self._rows_csr()
                 best, f, kl, kr, lb_split, solves = self._kernels3.depth_three(
                     indptr, indices, label, S, self.B.shape[1], self.Wc.shape[1], k, min(ub, leaf), self.c, self.gap,
@@ -207,11 +211,9 @@ class BoundedSearch(Search):
         return self._table
 
     def _tick(self) -> None:
-        import time
-
         from .solve import Timeout
 
-        if self.deadline is not None and time.perf_counter() > self.deadline:
+        if self.deadline is not None and (time.perf_counter() > self.deadline or limits.halted()):
             raise Timeout
 
     def _order(self, S: np.ndarray, state: State) -> tuple[np.ndarray, np.ndarray]:

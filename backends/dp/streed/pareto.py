@@ -39,6 +39,7 @@ from typing import Callable
 
 import numpy as np
 
+from odt.compiler import limits
 from odt.compiler.search import GlobalConstraint, TreeSearch
 
 from .binarize import binarize
@@ -380,7 +381,7 @@ class FrontSearch:
         if hit is not None:
             return hit
         self.calls += 1
-        if self.deadline is not None and time.perf_counter() > self.deadline:
+        if self.deadline is not None and (time.perf_counter() > self.deadline or limits.halted()):
             raise Timeout
         root = S.shape[0] == self.B.shape[0]
         cnt = np.bincount(self.type_of[S], weights=self.wint[S], minlength=self.T).astype(np.int64)
@@ -517,7 +518,7 @@ def optimal_front_tree(problem: TreeSearch, time_limit: float | None = None,
     ('optimal', Fraction(0, 1), 1)
     """
     start = time.perf_counter()
-    deadline = None if time_limit is None else start + time_limit
+    deadline = math.inf if time_limit is None else start + time_limit  # None: a phase no stop may cut
     search = FrontSearch(problem, None)
     rows = np.arange(problem.X.shape[0], dtype=np.int64)
     state0 = search.ingr.initial()

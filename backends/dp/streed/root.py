@@ -13,6 +13,7 @@ and nodes at least 0).
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -65,7 +66,7 @@ def optimal_constrained_tree(problem: TreeSearch, time_limit: float | None = Non
     ('optimal', Fraction(1, 1), 1)
     """
     start = time.perf_counter()
-    deadline = None if time_limit is None else start + time_limit
+    deadline = math.inf if time_limit is None else start + time_limit  # None: a phase no stop may cut
     cand = binarize(problem.X, problem.dims)
     ingr = ingredients(problem, cand.dim)
     if DISTINCT and ingr.trivial:  # no path constraint tells candidates apart: one per partition of the rows

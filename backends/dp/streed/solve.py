@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from odt.compiler import limits
+
 from .branch import Ingredients, State
 from .depth_two import depth_two, depth_two_compiled
 
@@ -114,7 +116,7 @@ class Search:
         if hit is not None and hit.budget >= k:
             return hit
         self.calls += 1
-        if self.deadline is not None and time.perf_counter() > self.deadline:
+        if self.deadline is not None and (time.perf_counter() > self.deadline or limits.halted()):
             raise Timeout
         if d == 1:
             entry = self._depth_one(S, k, state)
