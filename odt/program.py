@@ -41,7 +41,7 @@ from odt.result import Classifier, SolveResult
 from odt.routing import check_memory, estimate, refusal, route
 from odt.strategies.bdd_bounds import bdd_bounds
 from odt.strategies.diagram_bounds import diagram_bounds, tighten
-from odt.strategies.warm_start import single_leaf, warm_start as warm_start_of
+from odt.strategies.warm_start import greedy_start, single_leaf, warm_start as warm_start_of
 
 _TOL = 1e-6
 
@@ -252,6 +252,9 @@ class Program:
         held.started, held.backend = time.perf_counter(), name
         if not _is_program_backend(name):
             check_memory(self.checked, name, memory_limit)
+        start = greedy_start(self.checked) if warm_start else None
+        if start is not None:  # the incumbent of a solve stopped before its solver returns (lowering included)
+            held.warm = start[:2]
         if progress is not None and self.checked.objective.maximized:
             shown = progress
 
@@ -273,6 +276,14 @@ class Program:
         if _is_program_backend(name):  # dp: the checked program, no IR
             bdd = isinstance(self.checked.skeleton, BddSkeleton)
             tree, res = impl.solve_search(lower_search_bdd(self.checked) if bdd else lower_search(self.checked), opts)
+            if start is not None and res.status is not Status.OPTIMAL and \
+                    (res.objective is None or tuple(float(v) for v in res.objective) > start.levels):
+                # stopped with nothing better than the greedy start: the start, with the engine's bound
+                proved = res.bound is not None and res.bound >= start.value
+                kept = BackendResult(Status.OPTIMAL if proved else Status.FEASIBLE, None,
+                                     tuple(Fraction(v).limit_denominator(10**9) for v in start.levels), res.bound,
+                                     res.seconds, res.log + "; the greedy start is the incumbent", start.errors)
+                return self._result(name, kept, None, start.classifier)
             return self._result(name, res, None, tree)
         low = self.lowered_for(name)
         self._capabilities(name, low)
@@ -280,7 +291,7 @@ class Program:
         # bounds from dp: optimal trees for a diagram, the relaxed BDD for a BDD program
         bounds = (diagram_bounds(self.checked, _budget(opts)) or bdd_bounds(self.checked, _budget(opts))) \
             if warm_start else None
-        warm = greedy = warm_start_of(self.checked, opts) if warm_start else None
+        warm = greedy = warm_start_of(self.checked, opts, start) if warm_start else None
         if bounds is not None and bounds.incumbent is not None and (warm is None or bounds.incumbent[1] < warm[1]):
             warm = bounds.incumbent
         held.warm, held.floor = warm, None if bounds is None else bounds.lower

@@ -148,7 +148,7 @@ class DpBackend(Backend):
             if on_progress is not None:
                 on_progress(Progress(elapsed, _exact(incumbent), _exact(bound)))
 
-        res = optimal_bdd(problem, options.time_limit, report)
+        res = optimal_bdd(problem, options.time_limit, report, smallest=not options.extra.get("bound_only", False))
         status = {"optimal": Status.OPTIMAL, "feasible": Status.FEASIBLE, "infeasible": Status.INFEASIBLE,
                   "unknown": Status.UNKNOWN}[res.status]
         bound = None if res.bound is None else _exact(res.bound)

@@ -147,7 +147,7 @@ def _node_bound(c: CheckedProgram, a: Fraction, b: Fraction, k: Fraction, errors
     bdd = lower_search_bdd(dataclasses.replace(
         c, skeleton=BddSkeleton(1, c.skeleton.span), constraints=(),
         objective=dataclasses.replace(c.objective, levels=(LinearForm.of(QuantityRef("errors")),))))
-    dp, opts = DpBackend(), SolveOptions(time_limit=budget)
+    dp, opts = DpBackend(), SolveOptions(time_limit=budget, extra={"bound_only": True})
     best: Fraction | None = None
     n = 0
     while True:

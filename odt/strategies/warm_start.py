@@ -1,22 +1,27 @@
-"""B4: a heuristic classifier whose value becomes the solver's cutoff — ConTree's tree of
-the program's relaxation for trees, Florio's greedy construction for diagrams."""
+"""B4: a heuristic classifier whose value becomes the solver's cutoff — the better of
+ConTree's tree of the program's relaxation and the greedy (CART-style) tree for trees,
+Florio's greedy construction for diagrams — and the greedy start of every tree solve
+(issue 24, item 7): a solve stopped by its time limit returns at least that tree."""
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import NamedTuple
 
 from odt.backends.base import SolveOptions
 from odt.backends.dp import DpBackend
 
-from odt.compiler.lower_search import relaxation
+from odt.compiler.lower_search import lower_search, relaxation, search_refusal
 from odt.compiler.evaluate import evaluate
 from odt.compiler.checked import CheckedProgram, TreeSkeleton
 from odt.result import Classifier
 
 
-def warm_start(c: CheckedProgram, opts: SolveOptions) -> tuple[Classifier, Fraction] | None:
-    """The ConTree tree of the relaxation, with its objective value, if it satisfies the
-    program and the objective has a single level (else None). A diagram skeleton with
-    univariate splits gets Florio's greedy construction instead (``diagram_greedy``)."""
+def warm_start(c: CheckedProgram, opts: SolveOptions,
+               greedy: "Start | None" = None) -> tuple[Classifier, Fraction] | None:
+    """The better of the ConTree tree of the relaxation and the ``greedy`` start, with its
+    objective value, if it satisfies the program and the objective has a single level
+    (else None). A diagram skeleton with univariate splits gets Florio's greedy
+    construction instead (``diagram_greedy``)."""
     sk = c.skeleton
     from odt.compiler.checked import DiagramSkeleton
 
@@ -30,9 +35,41 @@ def warm_start(c: CheckedProgram, opts: SolveOptions) -> tuple[Classifier, Fract
     budget = 2.0 if opts.time_limit is None else min(2.0, 0.1 * opts.time_limit)
     tree, _ = DpBackend().relaxation(relaxation(c), budget)
     ev = evaluate(c, tree)
-    if not ev.feasible:
+    relaxed = (tree, Fraction(ev.objective[0]).limit_denominator(10**9)) if ev.feasible else None
+    starts = [s for s in (relaxed, None if greedy is None else greedy[:2]) if s is not None]
+    return min(starts, key=lambda s: s[1]) if starts else None
+
+
+class Start(NamedTuple):
+    """A start of a solve: the classifier, its first objective level, every level (as
+    minimised) and its training errors, all re-evaluated against the program."""
+
+    classifier: Classifier
+    value: Fraction
+    levels: tuple[float, ...]
+    errors: Fraction
+
+
+def greedy_start(c: CheckedProgram) -> Start | None:
+    """The greedy tree of a tree program (``backends.dp.greedy``: CART-style, grown to the
+    program's depth with its minimum leaf size and threshold ranges, pruned to its
+    objective and caps), if it satisfies the program; else None. Milliseconds to about a
+    second."""
+    if not isinstance(c.skeleton, TreeSkeleton) or c.skeleton.depth_range is not None or c.splits != "univariate":
         return None
-    return tree, Fraction(ev.objective[0]).limit_denominator(10**9)
+    from odt.backends.dp.backend import streed_tree
+    from odt.backends.dp.greedy import greedy_tree
+
+    problem = lower_search(c) if search_refusal(c) is None else relaxation(c)
+    raw = greedy_tree(problem)
+    if raw is None:
+        return None
+    tree = streed_tree(raw, problem)
+    ev = evaluate(c, tree)
+    if not ev.feasible or not ev.objective:
+        return None
+    return Start(tree, Fraction(ev.objective[0]).limit_denominator(10**9), tuple(ev.objective),
+                 Fraction(ev.train_errors).limit_denominator(10**9))
 
 
 def single_leaf(c: CheckedProgram) -> tuple[Classifier, Fraction] | None:

@@ -95,9 +95,12 @@ class _Objective:
 
 
 def optimal_bdd(problem: BddSearch, time_limit: float | None = None,
-                on_progress: Callable[[float, float, float], None] | None = None) -> BddResult:
+                on_progress: Callable[[float, float, float], None] | None = None,
+                smallest: bool = True) -> BddResult:
     """The best BDD of ``problem`` (see the module). ``on_progress(elapsed, incumbent,
-    bound)`` reports the first level now and then."""
+    bound)`` reports the first level now and then. With an errors-only objective the
+    winning subset is decoded in the order of least size (``smallest``: h! orders sized),
+    else in its own order (a caller that wants the bound only, such as the diagram bounds)."""
     clock = time.perf_counter()
     deadline = None if time_limit is None else clock + time_limit
     rows = merge_rows(problem.X, problem.y, problem.weights, problem.n_classes)
@@ -221,7 +224,11 @@ def optimal_bdd(problem: BddSearch, time_limit: float | None = None,
     if best is not None and best[3] < 0:  # errors only: the order with the smallest BDD
         subset = best[0]
         W = cell_weights(rows, subset)
-        order, table, nodes = smallest_order(W, [int(c) for c in W.argmax(axis=1)], problem.bias)
+        table = [int(c) for c in W.argmax(axis=1)]
+        if smallest:
+            order, table, nodes = smallest_order(W, table, problem.bias)
+        else:
+            order, nodes = tuple(range(len(subset))), decoded_size(table, W, problem.bias)
         best = (tuple(subset[o] for o in order), table, best[2], nodes)
     seconds = time.perf_counter() - clock
     stats = (f"{p} useful features, {h} levels, {rows.X.shape[0]} distinct rows; "

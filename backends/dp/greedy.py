@@ -1,0 +1,192 @@
+"""A greedy tree for a search problem: the start every tree solve begins from (issue 24,
+item 7), so a solve stopped by its time limit is never worse than CART.
+
+Input: a ``TreeSearch`` (its matrix, rows, depth, minimum leaf and node sizes, threshold
+ranges, node and error caps, objective levels). Output: the best of a few greedy trees as
+the engines' nested tuples (``("leaf", class)`` / ``("split", dim, threshold, left,
+right)``, left: ``x <= threshold``), or None when none meets the caps.
+
+The tree grows top-down as CART does (Breiman et al., 1984): each node takes the split of
+least weighted impurity (Gini, and entropy in a second tree) among those that leave at
+least ``min_leaf`` rows on each side, down to the depth limit; the last level takes the
+split of least misclassification instead, the exact depth-one tree (MurTree, Demirović
+et al., JMLR 2022, Sec. 4.3), which can only lower the errors of the CART tree of the same
+splits above it. The grown tree is then pruned to the program's objective exactly over
+its subtrees: for every node and budget of decision nodes, the least errors of a pruned
+subtree (the weakest-link pruning of CART solved exactly), then the budget of least
+objective key under ``max_nodes`` and ``max_errors``. Path and global constraints are not
+looked at: the caller re-evaluates the tree against the program and keeps it only if it
+is feasible.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from odt.compiler.search import TreeSearch
+
+_CRITERIA = ("gini", "entropy")
+_MANY_CLASSES = 256  # above this many classes no greedy tree is grown (its counts take n x K per dimension)
+
+
+def greedy_tree(problem: TreeSearch) -> tuple | None:
+    """The best greedy tree of ``problem`` under its objective and caps (see the module)."""
+    n, K = problem.X.shape[0], problem.n_classes
+    if n == 0 or K == 0 or K > _MANY_CLASSES:  # (with thousands of classes a greedy tree helps no one)
+        return None
+    grower = _Grower(problem)
+    best: tuple | None = None
+    for criterion in _CRITERIA:
+        grown = grower.grow(np.arange(n), problem.depth, criterion)
+        pruned = _prune(grown, problem)
+        if pruned is not None and (best is None or pruned[0] < best[0]):
+            best = pruned
+    return None if best is None else _strip(best[1])
+
+
+class _Grower:
+    """Top-down growth on one problem's matrix; a grown node is ``(errors, label, rows,
+    split)`` with ``split = (dim, threshold, left, right)`` or None."""
+
+    def __init__(self, problem: TreeSearch) -> None:
+        self.X, self.y, self.w = problem.X, problem.y, problem.weights
+        self.K = problem.n_classes
+        self.min_leaf, self.min_node = max(1, problem.min_leaf), max(1, problem.min_node)
+        self.ordered = np.array([d.ordered for d in problem.dims], dtype=bool)
+        self.ranges = [d.cut_range for d in problem.dims]
+        self.onehot = np.zeros((len(self.y), self.K))
+        self.onehot[np.arange(len(self.y)), self.y] = self.w
+        self.cache: dict[bytes, list] = {}
+
+    def counts(self, rows: np.ndarray) -> np.ndarray:
+        return np.bincount(self.y[rows], weights=self.w[rows], minlength=self.K)
+
+    def grow(self, rows: np.ndarray, depth: int, criterion: str) -> tuple:
+        c = self.counts(rows)
+        label = int(np.argmax(c))
+        errors = float(c.sum() - c[label])
+        m = len(rows)
+        if depth == 0 or errors <= 0 or m < max(2 * self.min_leaf, self.min_node):
+            return (errors, label, m, None)
+        split = self.best_split(rows, c, "errors" if depth == 1 else criterion)
+        if split is None:
+            return (errors, label, m, None)
+        j, t = split
+        go_left = self.X[rows, j] <= t
+        left = self.grow(rows[go_left], depth - 1, criterion)
+        right = self.grow(rows[~go_left], depth - 1, criterion)
+        return (errors, label, m, (j, t, left, right))
+
+    def best_split(self, rows: np.ndarray, total: np.ndarray, criterion: str) -> tuple[int, float] | None:
+        """(dimension, threshold) of the least score, or None when no split is allowed or
+        none lowers it (a split that does not lower the errors at the last level is kept
+        out: it only adds nodes)."""
+        best, best_score = None, _score(total[None, :], criterion)[0] - 1e-12
+        for j, cuts, L in self.candidates(rows):
+            score = _score(L, criterion) + _score(total[None, :] - L, criterion)
+            i = int(np.argmin(score))
+            if score[i] < best_score:
+                best_score, best = float(score[i]), (j, float(cuts[i]))
+        return best
+
+    def candidates(self, rows: np.ndarray) -> list[tuple[int, np.ndarray, np.ndarray]]:
+        """Per dimension with an allowed cut: the cuts and the class weights on their left
+        (x <= cut), counted once per node for every criterion (the trees of the criteria
+        share their first nodes)."""
+        key = rows.tobytes()
+        got = self.cache.get(key)
+        if got is not None:
+            return got
+        out: list[tuple[int, np.ndarray, np.ndarray]] = []
+        m = len(rows)
+        W = self.onehot[rows]
+        binary = np.flatnonzero(~self.ordered)
+        if binary.size:  # every 0/1 dimension at once: the class weights where it is 0
+            B = self.X[np.ix_(rows, binary)]
+            size = B.sum(axis=0)
+            zeros = W.sum(axis=0)[None, :] - B.T @ W
+            for i in np.flatnonzero((size >= self.min_leaf) & (m - size >= self.min_leaf)):
+                out.append((int(binary[i]), np.array([0.5]), zeros[i:i + 1]))
+        pos = np.arange(1, m)  # rows on the left of the cut after sorted position pos - 1
+        sizes_ok = (pos >= self.min_leaf) & (m - pos >= self.min_leaf)
+        for j in np.flatnonzero(self.ordered):
+            v = self.X[rows, j]
+            order = np.argsort(v, kind="stable")
+            vs = v[order]
+            ok = (vs[1:] > vs[:-1]) & sizes_ok
+            cut = (vs[1:] + vs[:-1]) / 2.0
+            bounds = self.ranges[j]
+            if bounds is not None:
+                ok &= (cut >= bounds[0]) & (cut <= bounds[1])
+            if ok.any():
+                out.append((int(j), cut[ok], np.cumsum(W[order], axis=0)[:-1][ok]))
+        if m > 1:
+            self.cache[key] = out
+        return out
+
+
+def _score(counts: np.ndarray, criterion: str) -> np.ndarray:
+    """The weighted impurity of each row of class weights: weight * impurity (Gini or
+    entropy), or the misclassified weight."""
+    size = counts.sum(axis=1)
+    if criterion == "errors":
+        return size - counts.max(axis=1)
+    safe = np.where(size > 0, size, 1.0)
+    p = counts / safe[:, None]
+    if criterion == "gini":
+        return size * (1.0 - (p * p).sum(axis=1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = np.where(p > 0, np.log(np.where(p > 0, p, 1.0)), 0.0)
+    return -size * (p * logs).sum(axis=1)
+
+
+def _prune(node: tuple, problem: TreeSearch) -> tuple[tuple, tuple] | None:
+    """(objective key, pruned tree) of the best pruning of ``node`` under the caps."""
+    cap = problem.max_nodes if problem.max_nodes is not None else None
+    table = _errors_by_budget(node, cap)
+    best = None
+    for k, (errors, tree) in enumerate(table):
+        if errors is None or problem.max_errors is not None and errors > float(problem.max_errors) + 1e-9:
+            continue
+        depth = _depth(tree)
+        key = tuple(float(lv.errors) * errors + float(lv.nodes) * k + float(lv.depth) * depth + float(lv.constant)
+                    for lv in problem.levels)
+        if best is None or key < best[0]:
+            best = (key, tree)
+    return best
+
+
+def _errors_by_budget(node: tuple, cap: int | None) -> list:
+    """For k = 0.. (at most ``cap``) decision nodes: (least errors, tree) of a pruning of
+    ``node`` with exactly k nodes, or (None, None) when there is none."""
+    errors, label, m, split = node
+    leaf = ("leaf", label, errors)
+    if split is None or cap == 0:
+        return [(errors, leaf)]
+    j, t, left, right = split
+    room = None if cap is None else cap - 1
+    L, R = _errors_by_budget(left, room), _errors_by_budget(right, room)
+    out: list = [(errors, leaf)]
+    for k in range(1, len(L) + len(R)):
+        if cap is not None and k > cap:
+            break
+        best = None
+        for a in range(max(0, k - 1 - (len(R) - 1)), min(k - 1, len(L) - 1) + 1):
+            b = k - 1 - a
+            if L[a][0] is None or R[b][0] is None:
+                continue
+            e = L[a][0] + R[b][0]
+            if best is None or e < best[0] - 1e-12:
+                best = (e, ("split", j, t, L[a][1], R[b][1]))
+        out.append(best if best is not None else (None, None))
+    return out
+
+
+def _depth(tree: tuple) -> int:
+    return 0 if tree[0] == "leaf" else 1 + max(_depth(tree[3]), _depth(tree[4]))
+
+
+def _strip(tree: tuple) -> tuple:
+    """The engines' format: leaves without their errors."""
+    if tree[0] == "leaf":
+        return ("leaf", tree[1])
+    return ("split", tree[1], tree[2], _strip(tree[3]), _strip(tree[4]))
