@@ -5,7 +5,10 @@ bad command line, a classifier that fails its verification), 2 internal error, 1
 143 SIGTERM (the incumbent is printed and written first). User errors print a rendered
 diagnostic, never a Python traceback. ``--time-limit`` counts from the process's start
 (``compiler.limits``); every ``-o`` path is checked (``odt.outputs.check_writable``) before
-any work is done, and outputs are written atomically (``odt.outputs.write_atomic``).
+any work is done and refused when it is one of the run's inputs (``refuse_inputs``: the
+program, its data file, a model, a CSV), and outputs are written atomically
+(``odt.outputs.write_atomic``); a result whose output cannot be written after all is kept
+in a temporary file the error names (``write_or_keep``, exit code 1).
 """
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ from pathlib import Path
 from odt.compiler import limits
 from odt.compiler.errors import OdtError
 from odt.compiler.ranges import positive_seconds
-from odt.outputs import check_writable, write_atomic
+from odt.outputs import check_writable, refuse_inputs, refuse_same_outputs, write_atomic
 
 
 def _progress_printer(quiet: bool):
@@ -43,6 +46,19 @@ def _overrides(args: argparse.Namespace):
     from odt.compiler.params import overrides_from_cli
 
     return overrides_from_cli(args.define) if getattr(args, "define", None) else None
+
+
+def _refuse_program_inputs(output: str | Path, program: str, prog, option: str = "-o") -> None:
+    """``output`` must be neither the program file nor the data file its data block reads
+    (the error is placed at the data block)."""
+    from odt.compiler import ast
+    from odt.compiler.check_data import data_file
+
+    refuse_inputs(output, [("the program file", program)], option)
+    tree = prog.checked.program
+    blocks = tree.of(ast.DataBlock)
+    refuse_inputs(output, [("the data file", data_file(tree, Path(program).parent))], option,
+                  span=blocks[0].span if blocks else None)
 
 
 def _add_define(p: argparse.ArgumentParser) -> None:
@@ -105,7 +121,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
     if args.output:
         check_writable(args.output)
+        refuse_inputs(args.output, [("the program file", args.program)])
     prog = compile_file(args.program, params=_overrides(args))
+    if args.output:  # before solving: the data file is known once the program is read
+        _refuse_program_inputs(args.output, args.program, prog)
     if args.explain:
         try:
             return _solve(prog, args)
@@ -163,7 +182,10 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
     if args.output:
         check_writable(args.output)
+        refuse_inputs(args.output, [("the program file", args.program)])
     prog = compile_file(args.program, params=_overrides(args))
+    if args.output:
+        _refuse_program_inputs(args.output, args.program, prog)
     target = args.to or "wcnf"
     backend = {"wcnf": "maxsat", "cpmpy": "cp", "pyomo": "milp"}[target]
     if args.stats:  # the size of the model that --to writes
@@ -182,9 +204,13 @@ def cmd_compile(args: argparse.Namespace) -> int:
     out = Path(args.output)
     files = {out if out.suffix else out.with_suffix("." + art.suffix): art.content}
     for suffix, content in art.extra.items():
+        if out.with_suffix("." + suffix) in files:  # -o m.mps with --to pyomo: the LP would be lost
+            raise OdtError(f"-o '{out}': --to {target} writes a .{art.suffix} file and a .{suffix} file, and both "
+                           f"would be '{out}'", hint=f"name the .{art.suffix} file, or give a name without a suffix")
         files[out.with_suffix("." + suffix)] = content
     for path in files:
         check_writable(path)
+        _refuse_program_inputs(path, args.program, prog)
     for path, content in files.items():
         write_atomic(str(path), content)
         print(f"wrote {path}", file=sys.stderr)
@@ -203,6 +229,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
 
     if args.output:
         check_writable(args.output)
+        refuse_inputs(args.output, [("the model file", args.model), ("the data file", args.data)])
     from odt.compiler.data import read_csv
 
     tree = load_classifier(args.model)
@@ -230,6 +257,7 @@ def cmd_render(args: argparse.Namespace) -> int:
 
     if args.output:
         check_writable(args.output)
+        refuse_inputs(args.output, [("the model file", args.model), ("the data file", args.data)])
     clf = load_classifier(args.model)
     table = None
     if args.data:
@@ -270,10 +298,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         if name.strip() in grid:
             raise SweepError(f"--grid {name.strip()} is given twice: list its values once")
         grid[name.strip()] = parsed
-    if args.output:
-        check_writable(args.output)
-    if args.plot:
-        check_writable(args.plot)
+    for option, path in (("-o", args.output), ("--plot", args.plot)):
+        if path:
+            check_writable(path)
+            refuse_inputs(path, [("the program file", args.program)], option)
+    refuse_same_outputs([("-o", args.output), ("--plot", args.plot)])
     if args.task_time_limit is not None and positive_seconds(args.task_time_limit) is not None:
         raise SweepError(str(positive_seconds(args.task_time_limit, "task time limit")))
     scheduler = None if args.scheduler == "none" else args.scheduler

@@ -35,8 +35,10 @@ import numpy as np
 
 from odt.compiler import ast
 from odt.compiler.check import load_table
+from odt.compiler.check_data import data_file
 from odt.compiler.errors import OdtError, did_you_mean
 from odt.compiler.parse import parse_program
+from odt.outputs import refuse_inputs, refuse_same_outputs
 from odt.program import compile as compile_program
 
 #: The measured columns of a sweep's rows, after the parameters and the fold.
@@ -81,7 +83,9 @@ def sweep(program: str | Path, grid: Mapping[str, Sequence[float]], folds: int =
     if int(folds) != folds or folds < 2:
         raise SweepError(f"--folds must be an integer of at least 2, not {folds}")
     base = compile_program(text, filename=str(path), base_dir=path.parent, params=settings[0])  # checks the data
-    table = load_table(parse_program(text, str(path)), path.parent)
+    parsed = parse_program(text, str(path))
+    _refuse_inputs(parsed, path, output, plot)
+    table = load_table(parsed, path.parent)
     columns = {c: np.asarray(v) for c, v in table.columns.items()}
     target = base.dataset.target
     fold_of = stratified_folds(np.asarray(table.strings(target)), int(folds), seed)
@@ -118,6 +122,17 @@ def sweep(program: str | Path, grid: Mapping[str, Sequence[float]], folds: int =
     if plot is not None:
         Path(plot).write_text(plot_svg(summary(frame, names), names))
     return frame
+
+
+def _refuse_inputs(parsed: ast.Program, path: Path, output: str | Path | None, plot: str | Path | None) -> None:
+    """Neither output may be the program file, its data file or the other output."""
+    blocks = parsed.of(ast.DataBlock)
+    data = data_file(parsed, path.parent)
+    for option, target in (("-o", output), ("--plot", plot)):
+        if target is not None:
+            refuse_inputs(target, [("the program file", path)], option)
+            refuse_inputs(target, [("the data file", data)], option, span=blocks[0].span if blocks else None)
+    refuse_same_outputs([("-o", output), ("--plot", plot)])
 
 
 def summary(frame: Any, names: Sequence[str]) -> Any:
