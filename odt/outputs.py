@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Iterable
@@ -116,7 +117,10 @@ def refuse_same_outputs(outputs: Iterable[tuple[str, Path_ | None]]) -> None:
 
 
 def write_atomic(path: str | os.PathLike, content: str | bytes) -> None:
-    """Write ``content`` to ``path`` through a temporary file in the same folder.
+    """Write ``content`` to ``path`` through a temporary file in the same folder. A
+    symbolic link is followed (the file it points to is replaced, the link stays); a
+    device or a named pipe (``/dev/null``, ``/dev/stdout``, ``mkfifo``), which no file may
+    replace, is written into directly.
 
     Raises:
         OSError: the folder is missing or not writable, or ``path`` is a folder; the
@@ -128,10 +132,21 @@ def write_atomic(path: str | os.PathLike, content: str | bytes) -> None:
     ('hello\\n', ['a.txt'])
     """
     target = Path(path)
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    if target.is_symlink():
+        target = Path(os.path.realpath(target))
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:
+        mode = stat.S_IFREG
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # a folder fails in os.replace below
+        with open(target, "wb") as stream:
+            stream.write(data)
+        return
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or Path("."))
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(content.encode("utf-8") if isinstance(content, str) else content)
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the usual mode
