@@ -268,7 +268,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     tree = load_classifier(args.model)
     table = read_csv(args.data)
     labels = tree.predict(table, unknown=args.unknown)
-    for column, rows in tree.seen.unknown(table):  # only reached with --unknown majority
+    for column, rows in tree.seen.or_named_by(tree.features).unknown(table):  # only reached with --unknown majority
         shown = ", ".join(str(int(r) + 1) for r in rows[:10]) + (", ..." if rows.size > 10 else "")
         print(f"odtc: warning: {args.data}: column '{column}': {rows.size} row(s) with a category not seen in "
               f"training (rows {shown}) predicted as the training majority class", file=sys.stderr)
