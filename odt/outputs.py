@@ -168,8 +168,9 @@ def write_or_keep(path: Path_, content: str | bytes, what: str = "the output") -
     >>> problem = write_or_keep(d / "m.json", "{}\\n", "the classifier")
     >>> print(problem.message.replace(str(d), "D").split(";")[0])
     cannot write 'D/m.json': it is a folder
-    >>> kept = problem.message.split("kept in '")[1].rstrip("'"); pathlib.Path(kept).read_text()
+    >>> kept = pathlib.Path(problem.message.split("kept in '")[1].rstrip("'")); kept.read_text()
     '{}\\n'
+    >>> kept.unlink()
     """
     try:
         write_atomic(path, content)
