@@ -133,6 +133,16 @@ def check_roles(spec: DataSpec, table: RawTable, errs: Collector) -> bool:
     return ok
 
 
+def data_file(program: ast.Program, base_dir: Path | None) -> Path | None:
+    """The CSV file the program's data block names (a relative name is relative to
+    ``base_dir``, the program's folder), or None when it names none."""
+    blocks = program.of(ast.DataBlock)
+    if not blocks or blocks[0].path is None:
+        return None
+    path = Path(blocks[0].path)
+    return base_dir / path if not path.is_absolute() and base_dir is not None else path
+
+
 def load_table(program: ast.Program, base_dir: Path | None) -> RawTable:
     """Read the CSV named by the program's data block (relative to the program file)."""
     blocks = program.of(ast.DataBlock)
@@ -144,9 +154,8 @@ def load_table(program: ast.Program, base_dir: Path | None) -> RawTable:
             'add  data "file.csv" { target <column> }  or pass data= from Python',
         )
     block = blocks[0]
-    path = Path(block.path)
-    if not path.is_absolute() and base_dir is not None:
-        path = base_dir / path
+    path = data_file(program, base_dir)
+    assert path is not None and block.path is not None
     try:
         return read_csv(path, display=block.path)
     except OdtDataError as exc:

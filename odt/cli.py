@@ -5,7 +5,10 @@ bad command line, a classifier that fails its verification), 2 internal error, 1
 143 SIGTERM (the incumbent is printed and written first). User errors print a rendered
 diagnostic, never a Python traceback. ``--time-limit`` counts from the process's start
 (``compiler.limits``); every ``-o`` path is checked (``odt.outputs.check_writable``) before
-any work is done, and outputs are written atomically (``odt.outputs.write_atomic``).
+any work is done and refused when it is one of the run's inputs (``refuse_inputs``: the
+program, its data file, a model, a CSV), and outputs are written atomically
+(``odt.outputs.write_atomic``); a result whose output cannot be written after all is kept
+in a temporary file the error names (``write_or_keep``, exit code 1).
 """
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ from pathlib import Path
 from odt.compiler import limits
 from odt.compiler.errors import OdtError
 from odt.compiler.ranges import positive_seconds
-from odt.outputs import check_writable, write_atomic
+from odt.outputs import check_writable, refuse_inputs, refuse_same_outputs, write_or_keep
 
 
 def _progress_printer(quiet: bool):
@@ -43,6 +46,19 @@ def _overrides(args: argparse.Namespace):
     from odt.compiler.params import overrides_from_cli
 
     return overrides_from_cli(args.define) if getattr(args, "define", None) else None
+
+
+def _refuse_program_inputs(output: str | Path, program: str, prog, option: str = "-o") -> None:
+    """``output`` must be neither the program file nor the data file its data block reads
+    (the error is placed at the data block)."""
+    from odt.compiler import ast
+    from odt.compiler.check_data import data_file
+
+    refuse_inputs(output, [("the program file", program)], option)
+    tree = prog.checked.program
+    blocks = tree.of(ast.DataBlock)
+    refuse_inputs(output, [("the data file", data_file(tree, Path(program).parent))], option,
+                  span=blocks[0].span if blocks else None)
 
 
 def _add_define(p: argparse.ArgumentParser) -> None:
@@ -105,7 +121,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
     if args.output:
         check_writable(args.output)
+        refuse_inputs(args.output, [("the program file", args.program)])
     prog = compile_file(args.program, params=_overrides(args))
+    if args.output:  # before solving: the data file is known once the program is read
+        _refuse_program_inputs(args.output, args.program, prog)
     if args.explain:
         try:
             return _solve(prog, args)
@@ -130,8 +149,10 @@ def _solve(prog, args: argparse.Namespace) -> int:
 
 def _report(result, args: argparse.Namespace) -> int:
     failed = result.classifier is not None and not result.verified
+    unsaved = None  # a classifier that could not be written is kept in a temporary file
     if args.output and result.classifier is not None and not failed:
-        write_atomic(args.output, json.dumps(result.classifier.to_json(), indent=2) + "\n")
+        unsaved = write_or_keep(args.output, json.dumps(result.classifier.to_json(), indent=2) + "\n",
+                                "the classifier")
     if args.json:
         out = result.as_dict()
         if not args.with_classifier:
@@ -142,7 +163,7 @@ def _report(result, args: argparse.Namespace) -> int:
         if result.classifier is not None:
             print()
             print(result.classifier.to_text())
-        if args.output and result.classifier is not None and not failed:
+        if args.output and result.classifier is not None and not failed and unsaved is None:
             print(f"\nsaved to {args.output}")
         if args.verbose and result.log:
             print(f"\nsolver log: {result.log}", file=sys.stderr)
@@ -155,16 +176,32 @@ def _report(result, args: argparse.Namespace) -> int:
         print("odtc: error: the classifier found fails verification against the program" +
               (f"; not saved to {args.output}" if args.output else "") + ":\n" + "\n".join(checks), file=sys.stderr)
         return 1
-    return limits.EXIT_CODES.get(limits.stop_reason() or "", 0)
+    code = limits.EXIT_CODES.get(limits.stop_reason() or "", 0)
+    if unsaved is not None:  # after the result: it is printed, and kept; a signal keeps its exit code
+        print(unsaved.render(), file=sys.stderr)
+        return code or 1
+    return code
+
+
+#: The files ``odtc compile --to T`` writes: the suffix of the main one, then the others'.
+COMPILE_SUFFIXES = {"wcnf": ("wcnf",), "cpmpy": ("pkl",), "pyomo": ("lp", "mps")}
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
     from odt.program import compile_file
 
-    if args.output:
-        check_writable(args.output)
-    prog = compile_file(args.program, params=_overrides(args))
     target = args.to or "wcnf"
+    if args.output:
+        check_writable(args.output)  # a folder or an empty name first: no suffix can be added to those
+    files = _compile_outputs(args.output, target) if args.output else []
+    for path in files:  # every file it will write, checked before any work
+        check_writable(path)
+        refuse_inputs(path, [("the program file", args.program)])
+    if target == "cpmpy" and not args.output and not (args.stats and args.to is None):
+        raise OdtError("--to cpmpy writes a binary file: give it a name with -o")
+    prog = compile_file(args.program, params=_overrides(args))
+    for path in files:
+        _refuse_program_inputs(path, args.program, prog)
     backend = {"wcnf": "maxsat", "cpmpy": "cp", "pyomo": "milp"}[target]
     if args.stats:  # the size of the model that --to writes
         low = prog.lowered_for(backend)
@@ -174,21 +211,43 @@ def cmd_compile(args: argparse.Namespace) -> int:
         if args.to is None:
             return 0
     art = prog.emit(backend, legacy=True) if args.legacy and target == "wcnf" else prog.emit(backend)
+    contents = [art.content, *art.extra.values()]
+    assert (art.suffix, *art.extra) == COMPILE_SUFFIXES[target], (art.suffix, *art.extra)
     if not args.output:
-        if isinstance(art.content, bytes):
-            raise OdtError(f"--to {target} writes a binary file: give it a name with -o")
+        assert isinstance(art.content, str)
         sys.stdout.write(art.content)
         return 0
-    out = Path(args.output)
-    files = {out if out.suffix else out.with_suffix("." + art.suffix): art.content}
-    for suffix, content in art.extra.items():
-        files[out.with_suffix("." + suffix)] = content
-    for path in files:
-        check_writable(path)
+    return _write_all(dict(zip(files, contents)), f"the --to {target} output")
+
+
+def _compile_outputs(output: str, target: str) -> list[Path]:
+    """The files ``compile -o output --to target`` writes: ``output`` (given its suffix
+    when it has none) and, for a target of several files, the same name with their
+    suffixes. Two of them that would be one file are refused (``-o m.mps --to pyomo``)."""
+    out = Path(output)
+    main_suffix, *others = COMPILE_SUFFIXES[target]
+    files = [out if out.suffix else out.with_suffix("." + main_suffix)]
+    for suffix in others:
+        if out.with_suffix("." + suffix) in files:  # -o m.mps with --to pyomo: the LP would be lost
+            raise OdtError(f"-o '{out}': --to {target} writes a .{main_suffix} file and a .{suffix} file, and both "
+                           f"would be '{out}'", hint=f"name the .{main_suffix} file, or give a name without a suffix")
+        files.append(out.with_suffix("." + suffix))
+    return files
+
+
+def _write_all(files: dict[Path, str | bytes], what: str) -> int:
+    """Write each file (atomically), saying so on stderr; one that cannot be written is kept
+    in a temporary file the error names. 0, or 1 when any was not written."""
+    unsaved = []
     for path, content in files.items():
-        write_atomic(str(path), content)
-        print(f"wrote {path}", file=sys.stderr)
-    return 0
+        problem = write_or_keep(path, content, what)
+        if problem is None:
+            print(f"wrote {path}", file=sys.stderr)
+        else:
+            unsaved.append(problem)
+    for problem in unsaved:
+        print(problem.render(), file=sys.stderr)
+    return 1 if unsaved else 0
 
 
 def cmd_support(args: argparse.Namespace) -> int:
@@ -203,12 +262,13 @@ def cmd_predict(args: argparse.Namespace) -> int:
 
     if args.output:
         check_writable(args.output)
+        refuse_inputs(args.output, [("the model file", args.model), ("the data file", args.data)])
     from odt.compiler.data import read_csv
 
     tree = load_classifier(args.model)
     table = read_csv(args.data)
     labels = tree.predict(table, unknown=args.unknown)
-    for column, rows in tree.seen.unknown(table):  # only reached with --unknown majority
+    for column, rows in tree.seen.or_named_by(tree.features).unknown(table):  # only reached with --unknown majority
         shown = ", ".join(str(int(r) + 1) for r in rows[:10]) + (", ..." if rows.size > 10 else "")
         print(f"odtc: warning: {args.data}: column '{column}': {rows.size} row(s) with a category not seen in "
               f"training (rows {shown}) predicted as the training majority class", file=sys.stderr)
@@ -218,7 +278,10 @@ def cmd_predict(args: argparse.Namespace) -> int:
     for v in labels:
         writer.writerow([v])
     if args.output:
-        write_atomic(args.output, buf.getvalue())
+        problem = write_or_keep(args.output, buf.getvalue(), "the predictions")
+        if problem is not None:
+            print(problem.render(), file=sys.stderr)
+            return 1
     else:
         sys.stdout.write(buf.getvalue())
     return 0
@@ -230,6 +293,7 @@ def cmd_render(args: argparse.Namespace) -> int:
 
     if args.output:
         check_writable(args.output)
+        refuse_inputs(args.output, [("the model file", args.model), ("the data file", args.data)])
     clf = load_classifier(args.model)
     table = None
     if args.data:
@@ -241,7 +305,10 @@ def cmd_render(args: argparse.Namespace) -> int:
     else:
         text = to_dot(clf, table) if args.format == "dot" else to_svg(clf, table)
     if args.output:
-        write_atomic(args.output, text + ("" if text.endswith("\n") else "\n"))
+        problem = write_or_keep(args.output, text + ("" if text.endswith("\n") else "\n"), "the drawing")
+        if problem is not None:
+            print(problem.render(), file=sys.stderr)
+            return 1
     else:
         print(text.rstrip("\n"))
     return 0
@@ -270,23 +337,27 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         if name.strip() in grid:
             raise SweepError(f"--grid {name.strip()} is given twice: list its values once")
         grid[name.strip()] = parsed
-    if args.output:
-        check_writable(args.output)
-    if args.plot:
-        check_writable(args.plot)
+    for option, path in (("-o", args.output), ("--plot", args.plot)):
+        if path:
+            check_writable(path)
+            refuse_inputs(path, [("the program file", args.program)], option)
+    refuse_same_outputs([("-o", args.output), ("--plot", args.plot)])
     if args.task_time_limit is not None and positive_seconds(args.task_time_limit) is not None:
         raise SweepError(str(positive_seconds(args.task_time_limit, "task time limit")))
     scheduler = None if args.scheduler == "none" else args.scheduler
+    unsaved: list[OdtError] = []
     frame = sweep(args.program, grid, folds=args.folds, scheduler=scheduler, output=args.output, plot=args.plot,
                   seed=args.seed, time_limit=args.task_time_limit, backend=args.backend,
-                  progress=None if args.quiet else print_progress)
+                  progress=None if args.quiet else print_progress, unsaved=unsaved)
     table = summary(frame, [f"param_{n}" for n in grid])
     print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
     best = table.iloc[0]
     setting = " ".join(f"-D {n}={table[f'param_{n}'].iloc[0]}" for n in grid)
     print(f"best: {setting}  (mean test accuracy {best['test_mean']:.4f} over {args.folds} folds, "
           f"mean size {best['size_mean']:.1f})")
-    return 0
+    for problem in unsaved:  # after the results, which are printed and kept
+        print(problem.render(), file=sys.stderr)
+    return 1 if unsaved else 0
 
 
 def build_parser() -> argparse.ArgumentParser:

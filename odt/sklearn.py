@@ -22,6 +22,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (_check_sample_weight, check_is_fitted, column_or_1d, validate_data)
 
 from odt.compiler import ast
+from odt.compiler.classifiers.common import UNKNOWN_CHOICES
 from odt.compiler.classifiers.diagram import Diagram
 from odt.compiler.classifiers.tree import Tree
 from odt.compiler.data import Binarizer, table_from_python
@@ -36,6 +37,9 @@ WEIGHT = "__odt_w__"
 #: With ``missing="drop"``: the marker of a missing cell (NaN and None count too), and the
 #: name of the category a missing text or category cell becomes.
 MISSING = "?"
+
+
+_UNKNOWN_HINT = "ODTClassifier(unknown='majority') predicts the training majority class for such rows"
 
 
 class OdtInputError(OdtDataError, ValueError):
@@ -79,6 +83,11 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
             at each split, to the side the solver chose (learn, and predict routes it the
             same way), or its row is left out of the fit (drop; predict then refuses a row
             whose missing number the classifier reads, naming column and row).
+        unknown: what ``predict`` and ``predict_proba`` do with a row holding a category
+            that no training row had (as ``Tree.predict`` and ``odtc predict --unknown``):
+            ``"error"`` (default) refuses it with an ``OdtInputError`` (a ``ValueError``)
+            naming its column, row and value; ``"majority"`` predicts the training majority
+            class (by weight), with the training class frequencies as its probabilities.
 
     Fitted attributes: ``classes_``, ``n_features_in_``, ``feature_names_in_`` (for
     DataFrames with string column names), ``classifier_`` (the odt ``Tree``/``Diagram``),
@@ -105,7 +114,7 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
     def __init__(self, max_depth: int = 3, max_leaves: int | None = None, max_nodes: int | None = None,
                  alpha: float = 0.0, min_samples_leaf: int = 1, constraints: str = "", program: str | None = None,
                  params: Mapping[str, Any] | None = None, backend: str = "auto", time_limit: float | None = None,
-                 missing: str | None = None):
+                 missing: str | None = None, unknown: str = "error"):
         self.max_depth = max_depth
         self.max_leaves = max_leaves
         self.max_nodes = max_nodes
@@ -117,6 +126,7 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
         self.backend = backend
         self.time_limit = time_limit
         self.missing = missing
+        self.unknown = unknown
 
     # ------------------------------------------------------------------ scikit-learn protocol
     def __sklearn_tags__(self):
@@ -129,6 +139,7 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "ODTClassifier":
         """Solve the program on (X, y) and keep the verified classifier."""
+        self._check_unknown()
         columns = self._columns(X, reset=True)
         y = column_or_1d(y, warn=True)
         if len(y) != self._n_rows:
@@ -172,17 +183,23 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def predict(self, X: Any) -> np.ndarray:
-        """The class of each row (the classifier's label of the leaf or terminal it reaches)."""
+        """The class of each row (the classifier's label of the leaf or terminal it reaches);
+        a row with a category no training row had as ``unknown`` says."""
         check_is_fitted(self)
-        Xb = self._binarised(X)
-        return self.classes_[self.classifier_.predict_binary(Xb)]
+        Xb, unseen = self._binarised(X)
+        labels = self.classifier_.predict_binary(Xb)
+        if unseen.any():  # unknown="majority"
+            labels[unseen] = self.classifier_.seen.majority
+        return self.classes_[labels]
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """For each row, the class frequencies (weighted) of the training rows that reached
         the same leaf (tree) or took the same arc into a class (diagram); rows sum to 1. A
-        leaf no training row reached gives probability 1 to its label."""
+        leaf no training row reached gives probability 1 to its label. A row with a category
+        no training row had: an error, or with ``unknown="majority"`` the class frequencies
+        of all training rows (their most frequent class is the one ``predict`` gives)."""
         check_is_fitted(self)
-        Xb = self._binarised(X)
+        Xb, unseen = self._binarised(X)
         labels = self.classifier_.predict_binary(Xb)
         terms = _terminals(self.classifier_, Xb)
         out = np.zeros((Xb.shape[0], len(self.classes_)))
@@ -193,6 +210,9 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
                 out[rows, labels[rows]] = 1.0
             else:
                 out[rows] = counts / counts.sum()
+        if unseen.any():
+            prior = np.sum(list(self.counts_.values()), axis=0)
+            out[unseen] = prior / prior.sum()
         return out
 
     # ------------------------------------------------------------------ notebooks (E3)
@@ -308,13 +328,31 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
         names = getattr(self, "feature_names_in_", None)
         return [str(c) for c in names] if names is not None else [f"x{j}" for j in range(n)]
 
-    def _binarised(self, X: Any) -> np.ndarray:
+    def _binarised(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The binarised rows of X, and which of them hold a category no training row had
+        (all False unless ``unknown="majority"``: with ``"error"`` such a row is refused
+        here, as ``Tree.predict`` refuses it)."""
+        self._check_unknown()
         columns = self._columns(X, reset=False)
         try:
             table = table_from_python(columns, name="X", missing=self.missing is not None)
-            return Binarizer(self.classifier_.features).transform(table)
+            Xb = Binarizer(self.classifier_.features).transform(table)
+            seen = self.classifier_.seen.or_named_by(self.classifier_.features)
+            unseen = np.zeros(Xb.shape[0], dtype=bool)
+            if self.unknown == "error" or not seen.recorded:
+                seen.resolve(table, np.zeros(Xb.shape[0], dtype=np.int64), self.unknown)  # raises for such a row
+            else:
+                for _, rows in seen.unknown(table):
+                    unseen[rows] = True
+            return Xb, unseen
         except OdtDataError as exc:
-            raise OdtInputError(list(exc.diagnostics)) from None
+            raise OdtInputError([dataclasses.replace(d, hint=_UNKNOWN_HINT if d.hint and "--unknown" in d.hint else d.hint)
+                                 for d in exc.diagnostics]) from None
+
+    def _check_unknown(self) -> None:
+        if self.unknown not in UNKNOWN_CHOICES:
+            raise OdtInputError(f"unknown={self.unknown!r}: expected 'error' (a row with a category no training "
+                                "row had is refused) or 'majority' (it gets the training majority class)")
 
 
 #: check name -> why ODTClassifier does not always pass it (see the class docstring).

@@ -35,8 +35,10 @@ import numpy as np
 
 from odt.compiler import ast
 from odt.compiler.check import load_table
+from odt.compiler.check_data import data_file
 from odt.compiler.errors import OdtError, did_you_mean
 from odt.compiler.parse import parse_program
+from odt.outputs import refuse_inputs, refuse_same_outputs, write_or_keep
 from odt.program import compile as compile_program
 
 #: The measured columns of a sweep's rows, after the parameters and the fold.
@@ -51,7 +53,7 @@ class SweepError(OdtError):
 def sweep(program: str | Path, grid: Mapping[str, Sequence[float]], folds: int = 5,
           scheduler: str | None = "local", output: str | Path | None = None, plot: str | Path | None = None,
           seed: int = 0, time_limit: float | None = None, backend: str | None = None,
-          progress: Callable[[int, int], None] | None = None) -> Any:
+          progress: Callable[[int, int], None] | None = None, unsaved: list[OdtError] | None = None) -> Any:
     """Cross-validate every setting of ``grid`` on the program's data.
 
     Args:
@@ -65,10 +67,15 @@ def sweep(program: str | Path, grid: Mapping[str, Sequence[float]], folds: int =
         seed: fixes the folds.
         time_limit, backend: for every solve.
         progress: called with (finished, total) after each task.
+        unsaved: a list that receives, instead of raising them, the errors of outputs
+            that could not be written (each output is then kept in a temporary file that
+            its error names; the CLI prints them after the results and exits 1).
     Returns:
         A pandas DataFrame, one row per (setting, fold), sorted by setting then fold.
     Raises:
-        SweepError / OdtError: a bad grid or program, before any task runs.
+        SweepError / OdtError: a bad grid or program, before any task runs; without
+            ``unsaved``, after the sweep, an output that could not be written (and is
+            kept in the temporary file the error names).
     """
     import pandas as pd
 
@@ -81,7 +88,9 @@ def sweep(program: str | Path, grid: Mapping[str, Sequence[float]], folds: int =
     if int(folds) != folds or folds < 2:
         raise SweepError(f"--folds must be an integer of at least 2, not {folds}")
     base = compile_program(text, filename=str(path), base_dir=path.parent, params=settings[0])  # checks the data
-    table = load_table(parse_program(text, str(path)), path.parent)
+    parsed = parse_program(text, str(path))
+    _refuse_inputs(parsed, path, output, plot)
+    table = load_table(parsed, path.parent)
     columns = {c: np.asarray(v) for c, v in table.columns.items()}
     target = base.dataset.target
     fold_of = stratified_folds(np.asarray(table.strings(target)), int(folds), seed)
@@ -94,30 +103,77 @@ def sweep(program: str | Path, grid: Mapping[str, Sequence[float]], folds: int =
                       UserWarning, stacklevel=2)
     tasks = [(i, k) for i in range(len(settings)) for k in range(int(folds))]
     names = [f"param_{n}" for n in grid]  # as scikit-learn's cv_results_: no clash with a measure
-    writer_file = open(output, "w", newline="") if output is not None else None
+    stream = _Stream(output, [*names, "fold", *MEASURES])
     rows: list[dict[str, Any]] = []
     try:
-        writer = csv.DictWriter(writer_file, [*names, "fold", *MEASURES]) if writer_file else None
-        if writer is not None and writer_file is not None:
-            writer.writeheader()
-            writer_file.flush()
         for i, k, measured in _run(tasks, text, str(path), settings, columns, target, fold_of, time_limit, backend,
                                    scheduler):
             row = {**{f"param_{n}": settings[i][n] for n in grid}, "fold": k, **measured}
             rows.append(row)
-            if writer is not None and writer_file is not None:
-                writer.writerow(row)
-                writer_file.flush()
+            stream.write(row)
             if progress is not None:
                 progress(len(rows), len(tasks))
     finally:
-        if writer_file is not None:
-            writer_file.close()
+        stream.close()
     frame = pd.DataFrame(rows, columns=[*names, "fold", *MEASURES]).sort_values([*names, "fold"], kind="stable")
     frame = frame.reset_index(drop=True)
+    problems = []
+    if output is not None and stream.failed:  # the whole CSV again, or kept where the error says
+        problems.append(write_or_keep(output, frame.to_csv(index=False), "the sweep's rows"))
     if plot is not None:
-        Path(plot).write_text(plot_svg(summary(frame, names), names))
+        problems.append(write_or_keep(plot, plot_svg(summary(frame, names), names), "the plot"))
+    found = [p for p in problems if p is not None]
+    if found and unsaved is None:
+        raise OdtError([d for p in found for d in p.diagnostics])
+    (unsaved if unsaved is not None else []).extend(found)
     return frame
+
+
+class _Stream:
+    """The CSV of a sweep, a row written (and flushed) as each task finishes. A write that
+    fails (the folder gone, a full disk) stops the streaming without stopping the sweep:
+    ``failed`` tells ``sweep`` to write the whole CSV at the end, or keep it elsewhere."""
+
+    def __init__(self, output: str | Path | None, columns: list[str]):
+        self.failed = False
+        self.file: Any = None
+        self.writer: Any = None
+        if output is not None:
+            try:
+                self.file = open(output, "w", newline="")
+                self.writer = csv.DictWriter(self.file, columns)
+                self.writer.writeheader()
+                self.file.flush()
+            except OSError:
+                self.close(failed=True)
+
+    def write(self, row: dict[str, Any]) -> None:
+        if self.writer is not None:
+            try:
+                self.writer.writerow(row)
+                self.file.flush()
+            except OSError:
+                self.close(failed=True)
+
+    def close(self, failed: bool = False) -> None:
+        self.failed = self.failed or failed
+        if self.file is not None:
+            try:
+                self.file.close()
+            except OSError:  # the buffered rest could not be written either
+                self.failed = True
+        self.file = self.writer = None
+
+
+def _refuse_inputs(parsed: ast.Program, path: Path, output: str | Path | None, plot: str | Path | None) -> None:
+    """Neither output may be the program file, its data file or the other output."""
+    blocks = parsed.of(ast.DataBlock)
+    data = data_file(parsed, path.parent)
+    for option, target in (("-o", output), ("--plot", plot)):
+        if target is not None:
+            refuse_inputs(target, [("the program file", path)], option)
+            refuse_inputs(target, [("the data file", data)], option, span=blocks[0].span if blocks else None)
+    refuse_same_outputs([("-o", output), ("--plot", plot)])
 
 
 def summary(frame: Any, names: Sequence[str]) -> Any:

@@ -6,7 +6,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -22,10 +22,39 @@ UNKNOWN_CHOICES = ("error", "majority")
 class Seen:
     """What the training data held, so that ``predict`` can tell a row with an unseen
     category: every category of every categorical column, and the majority class (the
-    prediction ``unknown="majority"`` gives such rows). Empty for models saved before it."""
+    prediction ``unknown="majority"`` gives such rows).
+
+    A classifier without this record (``majority`` None: a model file saved without
+    ``"seen"``, or a classifier built by hand) cannot tell an unseen category from a seen
+    one its tests do not name; ``named_by`` then takes as known only the categories its
+    features test, and ``resolve`` refuses every other, with either choice of ``unknown``:
+    such a row is never routed silently as if its category had been seen."""
 
     categories: tuple[tuple[str, tuple[str, ...]], ...] = ()
     majority: int | None = None
+
+    @property
+    def recorded(self) -> bool:
+        """Whether this is the training data's record (not a classifier's guess)."""
+        return self.majority is not None
+
+    def or_named_by(self, features: Sequence[Feature]) -> "Seen":
+        """Itself when recorded; else the categories ``features`` test, column by column
+        (in category and oblique features), with no majority.
+
+        >>> Seen().or_named_by([Feature("job", "category", category="nurse"), Feature("age", "threshold", 3.0)])
+        Seen(categories=(('job', ('nurse',)),), majority=None)
+        """
+        if self.recorded:
+            return self
+        named: dict[str, list[str]] = {}
+        for f in features:
+            pairs = [(c, cat) for c, cat, _ in f.terms] if f.kind == "oblique" else \
+                [(f.column, f.category)] if f.kind == "category" else []
+            for column, cat in pairs:
+                if cat is not None and cat not in named.setdefault(column, []):
+                    named[column].append(cat)
+        return Seen(tuple((c, tuple(v)) for c, v in named.items()), None)
 
     def unknown(self, table: RawTable) -> list[tuple[str, np.ndarray]]:
         """(column, rows) for each column of ``table`` holding categories not seen in training."""
@@ -46,18 +75,24 @@ class Seen:
         found = self.unknown(table)
         if not found:
             return labels
+        column, rows = found[0]
+        value = table.strings(column)[int(rows[0])]
+        more = f" (and {rows.size - 1} more rows)" if rows.size > 1 else ""
+        where = f"{table.name}: column '{column}', {table.where(int(rows[0]))}: category '{value}'"
+        if self.majority is None:  # no record of training: never guess that the category was seen
+            raise OdtDataError(f"{where} is not one the classifier tests{more}, and the classifier does not record "
+                               "the categories of its training data (a model file without \"seen\"), so it cannot "
+                               "tell whether training had it" +
+                               (", nor predict the training majority class" if unknown == "majority" else ""),
+                               hint="solve the program again: odt saves the training categories and majority class "
+                                    "with the classifier")
         if unknown == "error":
-            column, rows = found[0]
-            value = table.strings(column)[int(rows[0])]
-            more = f" (and {rows.size - 1} more rows)" if rows.size > 1 else ""
-            raise OdtDataError(f"{table.name}: column '{column}', {table.where(int(rows[0]))}: category '{value}' "
-                               f"did not occur in the training data{more}",
+            raise OdtDataError(f"{where} did not occur in the training data{more}",
                                hint="odtc predict --unknown majority (Python: unknown='majority') predicts the "
                                     "training majority class for such rows")
         out = labels.copy()
-        if self.majority is not None:
-            for _, rows in found:
-                out[rows] = self.majority
+        for _, rows in found:
+            out[rows] = self.majority
         return out
 
     def to_json(self) -> dict:

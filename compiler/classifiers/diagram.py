@@ -146,7 +146,8 @@ class Diagram:
         A row with a category the training data did not have is an error naming its column
         and row, or (``unknown="majority"``) gets the training majority class."""
         table = as_table(data, self.input_columns)
-        idx = self.seen.resolve(table, self.predict_binary(binarize_rows(self.features, table)), unknown)
+        labels = self.predict_binary(binarize_rows(self.features, table))
+        idx = self.seen.or_named_by(self.features).resolve(table, labels, unknown)
         return np.array([self.classes[i] for i in idx],
                         dtype=object if any(isinstance(c, str) for c in self.classes) else None)
 
@@ -158,7 +159,7 @@ class Diagram:
             n = self.nodes[ref]
             return Split(n.feature, build(n.if_true), build(n.if_false))
 
-        return Tree(self.features, self.classes, build(self.root), self.input_columns)
+        return Tree(self.features, self.classes, build(self.root), self.input_columns, self.seen)
 
     # ------------------------------------------------------------------ rendering (E3)
     def _ref_text(self, ref: int) -> str:
@@ -258,7 +259,7 @@ def diagram_of_tree(tree: Any) -> Diagram:
         return leaf_ref(n.label) if isinstance(n, Leaf) else index[id(n)]
 
     nodes = tuple(DNode(n.feature, ref(n.if_true), ref(n.if_false), layer[id(n)]) for n in order)
-    return Diagram(tree.features, tree.classes, nodes, ref(tree.root), tree.input_columns)
+    return Diagram(tree.features, tree.classes, nodes, ref(tree.root), tree.input_columns, seen=tree.seen)
 
 
 def compact_diagram(d: Diagram, Xb_rows: np.ndarray | None = None, reduce: bool = True) -> Diagram:
@@ -306,7 +307,7 @@ def compact_diagram(d: Diagram, Xb_rows: np.ndarray | None = None, reduce: bool 
 def _renumbered(d: Diagram, nodes: list[DNode], root: int) -> Diagram:
     """``d`` with ``nodes`` and ``root``, keeping only reachable nodes (renumbered in
     order) and only the features they test (in first-use order)."""
-    tmp = Diagram(d.features, d.classes, tuple(nodes), root, d.input_columns, d.kind)
+    tmp = Diagram(d.features, d.classes, tuple(nodes), root, d.input_columns, d.kind, d.seen)
     keep = tmp.reachable()
     index = {old: new for new, old in enumerate(keep)}
     order: dict[int, int] = {}
@@ -319,7 +320,7 @@ def _renumbered(d: Diagram, nodes: list[DNode], root: int) -> Diagram:
     out = tuple(DNode(order[nodes[i].feature], re(nodes[i].if_true), re(nodes[i].if_false), nodes[i].layer)
                 for i in keep)
     feats = tuple(d.features[old] for old, _ in sorted(order.items(), key=lambda kv: kv[1]))
-    return Diagram(feats, d.classes, out, re(root), d.input_columns, d.kind)
+    return Diagram(feats, d.classes, out, re(root), d.input_columns, d.kind, d.seen)
 
 
 def _resolve(ref: int, alias: dict[int, int]) -> int:

@@ -109,7 +109,8 @@ class Tree:
         A row with a category the training data did not have is an error naming its column
         and row, or (``unknown="majority"``) gets the training majority class."""
         table = as_table(data, self.input_columns)
-        idx = self.seen.resolve(table, self.predict_binary(binarize_rows(self.features, table)), unknown)
+        labels = self.predict_binary(binarize_rows(self.features, table))
+        idx = self.seen.or_named_by(self.features).resolve(table, labels, unknown)
         return np.array([self.classes[i] for i in idx], dtype=object if any(isinstance(c, str) for c in self.classes) else None)
 
     # ------------------------------------------------------------------ rendering (E3)

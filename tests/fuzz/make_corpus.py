@@ -7,7 +7,13 @@
   duplicate items, constant objectives, solver options. ``solve_*.odt`` are programs
   that check but cannot be solved (infeasible on the data): the test solves those.
 * ``csv/*.csv``: bad data files, each read by ``csv/cases.json``'s data block.
-* ``models/*``: files that are not odt models, given to ``odtc predict`` and ``render``.
+* ``models/*``: files that are not odt models, or break its schema (issue 24: an index
+  that is ``true`` or ``1.0``, a node both leaf and split, ``seen`` out of range), given
+  to ``odtc predict`` and ``render``.
+* ``unseen/*``: valid models and ``unseen/rows.csv``, a row of which holds a category no
+  training row had: ``odtc predict`` refuses it, naming column and row — also for a model
+  saved without the record of its training categories (``seen``), with either
+  ``--unknown``.
 
 Every file must make ``odtc`` exit 1 with a positioned (``file:line:col``) or
 column/row message, never 2 (an internal error): tests/fuzz/test_corpus.py.
@@ -356,6 +362,76 @@ MODELS: dict[str, bytes] = {
 }
 
 
+_BINARY = {"column": "smoker", "kind": "binary", "threshold": None, "category": None}
+_CLERK = {"column": "job", "kind": "category", "threshold": None, "category": "clerk"}
+_SEEN = {"categories": {"job": ["clerk", "driver", "nurse", "teacher"]}, "majority": 0}
+
+
+def _tree(root: object, **more: object) -> bytes:
+    return json.dumps({"schema": "odt.classifier/1", "type": "tree", "classes": [0, 1],
+                       "features": [_BINARY, _CLERK], "input_columns": ["job", "smoker"], "root": root,
+                       **more}).encode()
+
+
+def _diagram(nodes: list, root: object = None, **more: object) -> bytes:
+    return json.dumps({"schema": "odt.classifier/1", "type": "diagram", "kind": "diagram", "classes": [0, 1],
+                       "features": [_BINARY, _CLERK], "input_columns": ["job", "smoker"],
+                       "root": {"node": 0} if root is None else root, "nodes": nodes, **more}).encode()
+
+
+_SPLIT = {"feature": 1, "if_true": {"class": 1}, "if_false": {"class": 0}}
+_NODES = [{"feature": 0, "layer": 0, "if_true": {"node": 1}, "if_false": {"class": 0}},
+          {"feature": 1, "layer": 1, "if_true": {"class": 1}, "if_false": {"class": 0}}]
+
+# issue 24: accepted before, or failing later with a Python exception, or silently wrong
+SCHEMA_MODELS: dict[str, bytes] = {
+    "seen_majority_out_of_range": _tree(_SPLIT, seen={**_SEEN, "majority": 5}),
+    "seen_majority_negative": _tree(_SPLIT, seen={**_SEEN, "majority": -1}),
+    "seen_majority_true": _tree(_SPLIT, seen={**_SEEN, "majority": True}),
+    "seen_not_object": _tree(_SPLIT, seen="job"),
+    "seen_without_tested_category": _tree(_SPLIT, seen={"categories": {"job": ["nurse"]}, "majority": 0}),
+    "seen_misspelt": _tree(_SPLIT, sen=_SEEN),
+    "feature_index_true": _tree({"feature": True, "if_true": {"class": 1}, "if_false": {"class": 0}}, seen=_SEEN),
+    "feature_index_float": _tree({"feature": 1.0, "if_true": {"class": 1}, "if_false": {"class": 0}}, seen=_SEEN),
+    "feature_index_negative": _tree({"feature": -1, "if_true": {"class": 1}, "if_false": {"class": 0}}, seen=_SEEN),
+    "node_class_and_feature": _tree({"class": 1, **_SPLIT}, seen=_SEEN),
+    "leaf_class_label": _tree({"feature": 1, "if_true": {"class": "1"}, "if_false": {"class": 0}}, seen=_SEEN),
+    "leaf_class_false": _tree({"feature": 1, "if_true": {"class": False}, "if_false": {"class": 0}}, seen=_SEEN),
+    "threshold_text": json.dumps({
+        "schema": "odt.classifier/1", "type": "tree", "classes": [0, 1],
+        "features": [{"column": "age", "kind": "threshold", "threshold": "30", "category": None}],
+        "root": {"feature": 0, "if_true": {"class": 0}, "if_false": {"class": 1}}}).encode(),
+    "binary_with_threshold": json.dumps({
+        "schema": "odt.classifier/1", "type": "tree", "classes": [0, 1],
+        "features": [{**_BINARY, "threshold": 0.5}],
+        "root": {"feature": 0, "if_true": {"class": 0}, "if_false": {"class": 1}}}).encode(),
+    "classes_repeat": json.dumps({"schema": "odt.classifier/1", "type": "tree", "classes": [1, 1],
+                                  "features": [], "root": {"class": 0}}).encode(),
+    "diagram_arc_class_negative": _diagram([_NODES[0], {**_NODES[1], "if_true": {"class": -1}}], seen=_SEEN),
+    "diagram_root_class_negative": _diagram(_NODES, root={"class": -1}, seen=_SEEN),
+    "diagram_arc_node_negative": _diagram([{**_NODES[0], "if_true": {"node": -2}}, _NODES[1]], seen=_SEEN),
+    "diagram_arc_both": _diagram([{**_NODES[0], "if_true": {"node": 1, "class": 0}}, _NODES[1]], seen=_SEEN),
+    "diagram_layer_negative": _diagram([{**_NODES[0], "layer": -1}, _NODES[1]], seen=_SEEN),
+    "diagram_layer_not_below": _diagram([_NODES[0], {**_NODES[1], "layer": 0}], seen=_SEEN),
+    "diagram_feature_true": _diagram([{**_NODES[0], "feature": True}, _NODES[1]], seen=_SEEN),
+    "diagram_root_integer": _diagram(_NODES, root=0, seen=_SEEN),
+    "bdd_two_features_in_a_layer": json.dumps({
+        "schema": "odt.classifier/1", "type": "diagram", "kind": "bdd", "classes": [0, 1],
+        "features": [_BINARY, _CLERK], "root": {"node": 0}, "seen": _SEEN,
+        "nodes": [{"feature": 0, "layer": 0, "if_true": {"node": 1}, "if_false": {"node": 2}},
+                  {"feature": 1, "layer": 1, "if_true": {"class": 1}, "if_false": {"class": 0}},
+                  {"feature": 0, "layer": 1, "if_true": {"class": 0}, "if_false": {"class": 1}}]}).encode(),
+}
+
+# valid models; each refuses the row of unseen/rows.csv whose job is 'pilot'
+UNSEEN_MODELS: dict[str, bytes] = {
+    "tree": _tree(_SPLIT, seen=_SEEN),
+    "tree_without_seen": _tree(_SPLIT),
+    "diagram_without_seen": _diagram(_NODES),
+}
+UNSEEN_ROWS = "age,job,smoker\n30,clerk,1\n41,clerk,0\n52,pilot,1\n"
+
+
 def _deep_tree(depth: int) -> bytes:
     text = json.dumps({"schema": "odt.classifier/1", "type": "tree", "classes": [0, 1],
                        "features": [{"column": "smoker", "kind": "binary", "threshold": None, "category": None}],
@@ -424,11 +500,12 @@ def bad_csvs() -> dict[str, tuple[bytes, str]]:
 
 def main() -> None:
     if ROOT.exists():
-        for sub in ("programs", "csv", "models"):
+        for sub in ("programs", "csv", "models", "unseen"):
             shutil.rmtree(ROOT / sub, ignore_errors=True)
     (ROOT / "programs").mkdir(parents=True, exist_ok=True)
     (ROOT / "csv").mkdir(exist_ok=True)
     (ROOT / "models").mkdir(exist_ok=True)
+    (ROOT / "unseen").mkdir(exist_ok=True)
     programs = {**NAMED, **mutated_programs()}
     for name, text in programs.items():
         (ROOT / "programs" / f"{name}.odt").write_text(text)
@@ -441,9 +518,14 @@ def main() -> None:
         (ROOT / "csv" / f"{name}.csv").write_bytes(content)
         cases[f"{name}.csv"] = items
     (ROOT / "csv" / "cases.json").write_text(json.dumps(cases, indent=1, sort_keys=True) + "\n")
-    for name, content in {**MODELS, "deep_tree": _deep_tree(5000)}.items():
+    models = {**MODELS, **SCHEMA_MODELS, "deep_tree": _deep_tree(5000)}
+    for name, content in models.items():
         (ROOT / "models" / f"{name}.json").write_bytes(content)
-    print(f"{len(programs) + 2 + len(SOLVE)} programs, {len(cases)} CSV files, {len(MODELS) + 1} model files")
+    for name, content in UNSEEN_MODELS.items():
+        (ROOT / "unseen" / f"{name}.json").write_bytes(content)
+    (ROOT / "unseen" / "rows.csv").write_text(UNSEEN_ROWS)
+    print(f"{len(programs) + 2 + len(SOLVE)} programs, {len(cases)} CSV files, {len(models)} model files, "
+          f"{len(UNSEEN_MODELS)} models for unseen categories")
 
 
 if __name__ == "__main__":

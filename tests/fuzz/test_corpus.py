@@ -1,7 +1,9 @@
 """The committed fuzz corpus (tests/fixtures/fuzz, written by make_corpus.py): every
 malformed program, bad CSV and file that is not an odt model makes ``odtc`` exit 1 with a
 message that says where — ``file:line:col`` for a program, the column and row (or line)
-for a CSV, the model file for a model — and never 2, an internal error.
+for a CSV, the model file for a model — and never 2, an internal error; a row whose
+category no training row had is refused by every model, also one saved without the
+record of its training categories; and no command's ``-o`` overwrites one of its inputs.
 
 The corpus runs in-process through ``odt.cli.main`` (hundreds of files in seconds); a few
 cases also run as real ``odtc`` processes."""
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +24,7 @@ CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "fuzz"
 PROGRAMS = sorted(p.name for p in (CORPUS / "programs").glob("*.odt"))
 CSV_CASES = json.loads((CORPUS / "csv" / "cases.json").read_text())
 MODELS = sorted(p.name for p in (CORPUS / "models").glob("*.json"))
+UNSEEN = sorted(p.name for p in (CORPUS / "unseen").glob("*.json"))
 
 POSITIONED = re.compile(r"^\S+:\d+:\d+: error: ", re.M)
 COLUMN_OR_ROW = re.compile(r"column '[^']*'|\brow \d+|\bline \d+")
@@ -68,6 +72,37 @@ def test_a_file_that_is_not_an_odt_model_is_refused(name, command, capsys):
     code, err = run(argv, capsys)
     assert_user_error(code, err)
     assert f"model file '{model}'" in err, err
+
+
+@pytest.mark.parametrize("name", UNSEEN)
+@pytest.mark.parametrize("unknown", ["error", "majority"])
+def test_a_category_no_training_row_had_is_refused_or_predicted_by_choice(name, unknown, capsys):
+    code, err = run(["predict", str(CORPUS / "unseen" / name), str(CORPUS / "unseen" / "rows.csv"),
+                     "--unknown", unknown], capsys)
+    if unknown == "majority" and "without_seen" not in name:
+        assert code == 0 and "1 row(s) with a category not seen in training (rows 3)" in err, err
+        return
+    assert_user_error(code, err)
+    assert "column 'job', row 3 (line 4): category 'pilot'" in err, err
+
+
+@pytest.mark.parametrize("argv, inputs", [
+    (["solve", "p.odt", "-o", "{}"], ["p.odt", "data.csv"]),
+    (["compile", "p.odt", "-o", "{}"], ["p.odt", "data.csv"]),
+    (["predict", "m.json", "data.csv", "-o", "{}"], ["m.json", "data.csv"]),
+    (["render", "m.json", "--data", "data.csv", "--format", "svg", "-o", "{}"], ["m.json", "data.csv"]),
+])
+def test_no_command_writes_over_one_of_its_inputs(argv, inputs, tmp_path, capsys, monkeypatch):
+    shutil.copy(CORPUS / "data.csv", tmp_path / "data.csv")
+    shutil.copy(CORPUS / "unseen" / "tree.json", tmp_path / "m.json")
+    (tmp_path / "p.odt").write_text('data "data.csv" { target class }\nmodel tree(depth <= 1)\nsolve dp\n')
+    monkeypatch.chdir(tmp_path)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    for target in inputs:
+        code, err = run([a.replace("{}", target) for a in argv], capsys)
+        assert_user_error(code, err)
+        assert f"-o '{target}' would overwrite" in err, err
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
 
 
 @pytest.mark.parametrize("argv", [

@@ -181,3 +181,49 @@ def test_the_fitted_classifier_shows_and_predicts_the_labels_of_y():
     est = ODTClassifier(max_depth=1, missing="learn").fit(df.drop(columns="class"), df["class"])
     assert est.classifier_.classes == (1, 2) and "predict 1" in est.classifier_.to_text()
     assert (est.classifier_.predict(df.drop(columns="class")) == est.predict(df.drop(columns="class"))).all()
+
+
+# ---------------------------------------------------------------- unseen categories (issue 24 item 6)
+
+def _with_a_new_gender(X: pd.DataFrame) -> pd.DataFrame:
+    new = X.head(4).copy()
+    new["Gender"] = new["Gender"].astype(object)
+    new.loc[new.index[2], "Gender"] = "Other"  # no training row has it
+    return new
+
+
+@pytest.mark.parametrize("method", ["predict", "predict_proba"])
+def test_a_category_no_training_row_had_is_refused_as_the_classifier_refuses_it(bmi, method):
+    X, y = bmi
+    est = ODTClassifier(max_depth=1).fit(X, y)
+    new = _with_a_new_gender(X)
+    said = "column 'Gender', row 3: category 'Other' did not occur in the training data"
+    with pytest.raises(odt.OdtError, match=said):
+        est.classifier_.predict(new)
+    with pytest.raises(ValueError, match=said) as info:  # was: routed silently as a 'no' to every Gender test
+        getattr(est, method)(new)
+    assert "ODTClassifier(unknown='majority')" in str(info.value)
+
+
+def test_unknown_majority_predicts_the_training_majority_class_with_its_frequencies(bmi):
+    X, y = bmi
+    est = ODTClassifier(max_depth=2, unknown="majority").fit(X, y)
+    new = _with_a_new_gender(X)
+    predicted, proba = est.predict(new), est.predict_proba(new)
+    frequencies = y.value_counts(normalize=True).reindex(est.classes_).to_numpy()
+    np.testing.assert_allclose(proba[2], frequencies)
+    assert predicted[2] == y.value_counts().idxmax() == est.classes_[np.argmax(proba[2])]
+    assert list(predicted) == list(est.classifier_.predict(new, unknown="majority"))
+    seen_rows = [0, 1, 3]
+    assert list(predicted[seen_rows]) == list(est.predict(X.head(4))[seen_rows])
+    np.testing.assert_allclose(proba[seen_rows], est.predict_proba(X.head(4))[seen_rows])
+
+
+def test_unknown_must_be_error_or_majority(bmi):
+    X, y = bmi
+    with pytest.raises(ValueError, match="unknown='ignore': expected 'error'"):
+        ODTClassifier(unknown="ignore").fit(X, y)
+    est = ODTClassifier(max_depth=1).fit(X, y).set_params(unknown="skip")
+    with pytest.raises(ValueError, match="unknown='skip'"):
+        est.predict(X)
+    assert clone(ODTClassifier(unknown="majority")).unknown == "majority"
