@@ -24,36 +24,14 @@ from odt.compiler.search import TreeSearch
 from odt.compiler.search_bdd import BddSearch
 
 from ..base import Artifact, Backend, BackendResult, Progress, SolveOptions, Status, Stopwatch
+from .anytime import EngineResult
 from .bdd import optimal_bdd, to_diagram
-from .contree import DPLeaf, DPNode, optimal_tree
+from .contree import contree_result
 
 
-def to_tree(node: DPNode, problem: TreeSearch) -> Tree:
-    """An engine tree as an odt ``Tree`` (rows going left satisfy x <= t)."""
-    features: list[Feature] = []
-
-    def feature(j: int, t: float) -> tuple[int, bool]:
-        """Index of the test and whether its true side is the left (<=) side."""
-        dim = problem.dims[j]
-        test, left_true = (Feature(dim.column, "threshold", threshold=float(t)), True) if dim.feature is None \
-            else (dim.feature, False)
-        if test not in features:
-            features.append(test)
-        return features.index(test), left_true
-
-    def build(n: DPNode) -> TreeNode:
-        if isinstance(n, DPLeaf):
-            return Leaf(int(n.label))
-        k, left_true = feature(n.feature, n.threshold)
-        left, right = build(n.left), build(n.right)
-        return Split(k, left, right) if left_true else Split(k, right, left)
-
-    root = build(node)  # fills ``features``
-    return Tree(tuple(features), problem.classes, root, problem.input_columns)
-
-
-def streed_tree(raw: tuple, problem: TreeSearch) -> Tree:
-    """A tree of the STreeD engine (nested tuples, left = x <= threshold) as an odt ``Tree``."""
+def decode_tree(raw: tuple, problem: TreeSearch) -> Tree:
+    """An engine tree (``anytime``'s format: nested tuples over the search dimensions, left
+    = ``x <= threshold``) as an odt ``Tree``; the one decoder of every dp tree engine."""
     features: list[Feature] = []
 
     def build(n: tuple) -> TreeNode:
@@ -87,59 +65,41 @@ class DpBackend(Backend):
 
     def solve_search(self, problem: TreeSearch | BddSearch, options: SolveOptions) -> tuple[Tree | Diagram | None, BackendResult]:
         """The optimal tree of ``problem`` (anytime: the best tree and a proven bound on a
-        time-out), with the objective's first level as the backend's claim; for a
-        ``BddSearch``, the optimal ordered BDD (``bdd/``)."""
+        time-out), every objective level claimed; for a ``BddSearch``, the optimal ordered
+        BDD (``bdd/``). The engine is chosen here, by the program and the data's shape."""
         with limits.native(_polled):  # a signal or the hard deadline: the engines poll ``limits.halted``
             if isinstance(problem, BddSearch):
                 return self._solve_bdd(problem, options)
-            if problem.plain and any(d.ordered for d in problem.dims):  # raw thresholds: ConTree's intervals
-                return self._solve_plain(problem, options)
-            return self._solve_constrained(problem, options)  # 0/1 columns: the bitset kernels
+            clock = Stopwatch()
+            name, res = self._tree_engine(problem, options)
+        status = _STATUS[res.status]
+        log = f"{name}: {res.stats}"
+        if res.tree is None:
+            return None, BackendResult(status, None, None, res.lower_bound, clock.elapsed(), log)
+        return decode_tree(res.tree, problem), BackendResult(status, None, res.levels, res.lower_bound,
+                                                             clock.elapsed(), log, res.errors)
 
-    def _solve_plain(self, problem: TreeSearch, options: SolveOptions) -> tuple[Tree, BackendResult]:
-        """ConTree (``contree/``) for the plain fragment."""
-        clock = Stopwatch()
-        level = problem.levels[0]
-        on_progress = options.on_progress
-
-        def report(elapsed: float, incumbent: float, bound: float) -> None:
-            if on_progress is not None:
-                on_progress(Progress(elapsed, _level(incumbent, level.errors, level.constant),
-                                     _level(bound, level.errors, level.constant)))
-
-        res = optimal_tree(problem.X, problem.y, problem.depth, weights=problem.weights,
-                           n_classes=problem.n_classes, min_leaf=problem.min_leaf,
-                           time_limit=options.time_limit, on_progress=report)
-        status = Status.OPTIMAL if res.status == "optimal" else Status.FEASIBLE
-        value = _level(res.cost, level.errors, level.constant)
-        return to_tree(res.tree, problem), BackendResult(
-            status, None, (value,), _level(res.lower_bound, level.errors, level.constant), clock.elapsed(),
-            f"ConTree: {res.stats}", _level(res.cost, Fraction(1), Fraction(0)))
-
-    def _solve_constrained(self, problem: TreeSearch, options: SolveOptions) -> tuple[Tree, BackendResult]:
-        """STreeD-style DP (``streed/``) for a program outside ConTree's fragment."""
-        from .streed import optimal_constrained_tree, optimal_front_tree
-
-        clock = Stopwatch()
+    def _tree_engine(self, problem: TreeSearch, options: SolveOptions) -> tuple[str, EngineResult]:
+        """ConTree on raw thresholds for the plain fragment; the STreeD-style searches on
+        0/1 columns (the plain fragment included: its bitset kernels) and for every other
+        program; Pareto fronts for global constraints."""
         on_progress = options.on_progress
 
         def report(elapsed: float, incumbent: Fraction, bound: Fraction, note: str = "") -> None:
             if on_progress is not None:
                 on_progress(Progress(elapsed, incumbent, bound, note))
 
-        engine = optimal_front_tree if problem.fronts else optimal_constrained_tree
-        try:
-            res = engine(problem, options.time_limit, report)
-        except OverflowError as e:  # the front engine's exact integers would not fit
-            raise UnsupportedConstruct(f"backend 'dp' cannot take this program: {e}",
-                                       hint="backends that take it: maxsat, cp") from e
-        status = {"optimal": Status.OPTIMAL, "feasible": Status.FEASIBLE, "infeasible": Status.INFEASIBLE,
-                  "unknown": Status.UNKNOWN}[res.status]
-        log = f"{'Pareto-front DP' if problem.fronts else 'STreeD-style DP'}: {res.stats}"
-        if res.tree is None:
-            return None, BackendResult(status, None, None, res.lower_bound, clock.elapsed(), log)  # type: ignore
-        return streed_tree(res.tree, problem), BackendResult(status, None, res.levels, res.lower_bound,
-                                                             clock.elapsed(), log, res.errors)
+        if problem.plain and any(d.ordered for d in problem.dims):
+            return "ConTree", contree_result(problem, options.time_limit, report)
+        from .streed import optimal_constrained_tree, optimal_front_tree
+
+        if problem.fronts:
+            try:
+                return "Pareto-front DP", optimal_front_tree(problem, options.time_limit, report)
+            except OverflowError as e:  # the front engine's exact integers would not fit
+                raise UnsupportedConstruct(f"backend 'dp' cannot take this program: {e}",
+                                           hint="backends that take it: maxsat, cp") from e
+        return "STreeD-style DP", optimal_constrained_tree(problem, options.time_limit, report)
 
     def _solve_bdd(self, problem: BddSearch, options: SolveOptions) -> tuple[Diagram | None, BackendResult]:
         """The subset enumeration of ``bdd/search.py``; every objective level is claimed."""
@@ -151,8 +111,7 @@ class DpBackend(Backend):
                 on_progress(Progress(elapsed, _exact(incumbent), _exact(bound)))
 
         res = optimal_bdd(problem, options.time_limit, report, smallest=not options.extra.get("bound_only", False))
-        status = {"optimal": Status.OPTIMAL, "feasible": Status.FEASIBLE, "infeasible": Status.INFEASIBLE,
-                  "unknown": Status.UNKNOWN}[res.status]
+        status = _STATUS[res.status]
         bound = None if res.bound is None else _exact(res.bound)
         if res.key is None:
             return None, BackendResult(status, None, None, bound, clock.elapsed(), f"BDD enumeration: {res.stats}")
@@ -164,9 +123,13 @@ class DpBackend(Backend):
         """ConTree on a program's relaxation (B4 warm start): its depth, data, binarisation
         and minimum leaf size, the objective ``errors``, no other constraint."""
         with limits.native(_polled):
-            res = optimal_tree(problem.X, problem.y, problem.depth, weights=problem.weights,
-                               n_classes=problem.n_classes, min_leaf=problem.min_leaf, time_limit=time_limit)
-        return to_tree(res.tree, problem), res.cost
+            res = contree_result(problem, time_limit)
+        assert res.tree is not None  # ConTree always has a tree (a leaf at least)
+        return decode_tree(res.tree, problem), float(res.errors)
+
+
+_STATUS = {"optimal": Status.OPTIMAL, "feasible": Status.FEASIBLE, "infeasible": Status.INFEASIBLE,
+           "unknown": Status.UNKNOWN}
 
 
 def _polled() -> None:
@@ -176,7 +139,3 @@ def _polled() -> None:
 
 def _exact(value: float) -> Fraction:
     return Fraction(value).limit_denominator(10**9)
-
-
-def _level(errors: float, scale: Fraction, offset: Fraction) -> Fraction:
-    return Fraction(errors).limit_denominator(10**9) * scale + offset

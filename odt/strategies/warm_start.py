@@ -57,14 +57,14 @@ def greedy_start(c: CheckedProgram) -> Start | None:
     second."""
     if not isinstance(c.skeleton, TreeSkeleton) or c.skeleton.depth_range is not None or c.splits != "univariate":
         return None
-    from odt.backends.dp.backend import streed_tree
+    from odt.backends.dp.backend import decode_tree
     from odt.backends.dp.greedy import greedy_tree
 
     problem = lower_search(c) if search_refusal(c) is None else relaxation(c)
     raw = greedy_tree(problem)
     if raw is None:
         return None
-    tree = streed_tree(raw, problem)
+    tree = decode_tree(raw, problem)
     ev = evaluate(c, tree)
     if not ev.feasible or not ev.objective:
         return None

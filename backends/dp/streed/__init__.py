@@ -2,7 +2,7 @@
 Demirović, NeurIPS 2023; MurTree, Demirović et al., JMLR 2022).
 
 Input: a ``compiler.search.TreeSearch`` outside ConTree's plain fragment. Output: an
-optimal tree (or the best found on a time-out) as ``DPTree`` nodes plus its quantities.
+optimal tree (or the best found on a time-out) as an ``anytime.EngineResult``.
 
 ``binarize`` turns the search matrix into 0/1 split candidates, ``branch`` holds the
 path constraints as branch state (one ingredient per constraint), ``solve`` is the
@@ -17,6 +17,6 @@ subproblem (``fronts``), checked at the root.
 from __future__ import annotations
 
 from .pareto import optimal_front_tree
-from .root import StreedResult, optimal_constrained_tree
+from .root import optimal_constrained_tree
 
-__all__ = ["StreedResult", "optimal_constrained_tree", "optimal_front_tree"]
+__all__ = ["optimal_constrained_tree", "optimal_front_tree"]

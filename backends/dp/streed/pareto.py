@@ -2,7 +2,7 @@
 Demirović, NeurIPS 2023, Sec. 4.4 and the group-fairness tasks of its Sec. 5).
 
 Input: a ``TreeSearch`` with global constraints (``globals``, ``uses``). Output: the same
-``StreedResult`` as ``root.optimal_constrained_tree``.
+an ``EngineResult`` as ``root.optimal_constrained_tree``.
 
 Every objective level and every global row is a *component*: an integer quantity that adds
 up over the tree — over its leaves (a row of type t predicted c contributes
@@ -42,11 +42,12 @@ import numpy as np
 from odt.compiler import limits
 from odt.compiler.search import GlobalConstraint, TreeSearch
 
+from ..anytime import EngineResult, Incumbent, Timeout, deepen, finish
 from .binarize import binarize
 from .branch import ingredients
-from .root import StreedResult, _tree
 from .fronts import MASK_EXACT, MASK_IGNORE, MASK_SUBSET, best_pairs, nondominated, pairs
-from .solve import Search, Timeout
+from .root import _tree
+from .solve import Search
 
 BIG = 1 << 61  # "unbounded" for the rest bounds (every |value| stays below 2**60)
 LIMIT = 1 << 60
@@ -506,7 +507,7 @@ def _concat(parts: list[Front], K: int) -> Front:
 
 
 def optimal_front_tree(problem: TreeSearch, time_limit: float | None = None,
-                       on_progress: Callable[..., None] | None = None):
+                       on_progress: Callable[..., None] | None = None) -> EngineResult:
     """The optimal tree of a program with global constraints (see the module docstring).
 
     >>> from odt.compiler.search import GlobalConstraint, GlobalTerm, SplitDim, TreeSearch
@@ -525,12 +526,11 @@ def optimal_front_tree(problem: TreeSearch, time_limit: float | None = None,
     comp = search.comp
     n_levels = len(problem.levels)
     bound0 = problem.levels[0].constant  # levels are errors and nodes with coefficients >= 0
-    best: tuple | None = None  # (key, depth, index)
 
     def note() -> str:
         return f"largest front {search.max_front}"
 
-    def pick(d: int) -> tuple | None:
+    def pick(d: int, best: Incumbent | None) -> Incumbent | None:
         fr = search.solve(rows, d, state0)
         idx, final = search.feasible_values(fr)
         if not idx.size:
@@ -538,36 +538,21 @@ def optimal_front_tree(problem: TreeSearch, time_limit: float | None = None,
         keys = final[idx][:, :n_levels]
         order = np.lexsort([keys[:, j] for j in range(n_levels - 1, -1, -1)])
         i = int(idx[order[0]])
-        return tuple(int(v) for v in final[i, :n_levels]), d, i
+        return Incumbent(tuple(int(v) for v in final[i, :n_levels]), d, i)
 
-    timed_out = False
-    try:
-        for d in range(problem.depth + 1):
-            got = pick(d)
-            search.deadline = deadline
-            if got is not None and (best is None or got[0] < best[0]):
-                best = got
-                search.ub = best[0][0]
-                if on_progress is not None and d < problem.depth:
-                    on_progress(time.perf_counter() - start, Fraction(best[0][0]) / comp.scale[0], bound0, note())
-    except Timeout:
-        timed_out = True
+    def improved(best: Incumbent) -> None:
+        search.ub = best.key[0]
+        if on_progress is not None:
+            on_progress(time.perf_counter() - start, Fraction(best.key[0]) / comp.scale[0], bound0, note())
+
+    best, timed_out = deepen(problem, search, deadline, pick, improved)
+    tree, errors = None, Fraction(0)
+    if best is not None:
+        raw = search.decode(rows, best.depth, state0, best.payload)
+        tree, errors = _tree(raw, search.cand), _errors(raw, search, rows)
     stats = {"subproblems": search.calls, "cache": len(search.cache), "candidates": int(search.cand.B.shape[1]),
-             "components": search.K, "row_types": search.T, "max_front": search.max_front, "timed_out": timed_out}
-    if best is None:
-        return StreedResult(None, Fraction(0), 0, (), bound0 if timed_out else None,
-                            "unknown" if timed_out else "infeasible", stats)
-    _, d, i = best
-    search.deadline = None
-    raw = search.decode(rows, d, state0, i)
-    tree, nodes = _tree(raw, search.cand)
-    errors = _errors(raw, search, rows)
-    levels = tuple(lv.errors * errors + lv.nodes * nodes + lv.constant for lv in problem.levels)
-    status = "feasible" if timed_out else "optimal"
-    bound = bound0 if timed_out else levels[0]
-    if on_progress is not None:
-        on_progress(time.perf_counter() - start, levels[0], bound, note())
-    return StreedResult(tree, errors, nodes, levels, bound, status, stats)
+             "components": search.K, "row_types": search.T, "max_front": search.max_front}
+    return finish(problem, tree, errors, timed_out, start, stats, on_progress, note())
 
 
 def _errors(raw: tuple, search: FrontSearch, S: np.ndarray) -> Fraction:

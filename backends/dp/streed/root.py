@@ -1,21 +1,20 @@
 """The root of the DP: the objective levels and the caps checked on the root's entries.
 
-Input: a ``TreeSearch``. Output: ``StreedResult``, the optimal tree and its quantities.
+Input: a ``TreeSearch``. Output: an ``EngineResult``, the optimal tree and its quantities.
 STreeD (van der Linden et al., NeurIPS 2023, Sec. 4.3) checks the constraints that bound
 an additive quantity (here ``nodes <= K``, ``errors <= k``) at the root: the root's entry
 holds the least error for every node budget, so every level ``a*errors + b*nodes + c``
 (cost-complexity, Breiman; ``leaves`` folded in as ``nodes + 1``), every lexicographic
 order of such levels (Avellaneda's DT_size: the smallest tree within the error cap) and
-every cap is a minimum over the budgets. Anytime: the depths 0..D are solved in turn
-(iterative deepening, the cache shared), each giving an incumbent that is feasible for
-depth D; on the time limit the best incumbent is returned with the trivial bound (errors
-and nodes at least 0).
+every cap is a minimum over the budgets. Anytime: ``anytime.deepen`` solves the depths
+0..D in turn (iterative deepening, the cache shared), each giving an incumbent that is
+feasible for depth D; on the time limit the best incumbent is returned with the trivial
+bound (errors and nodes at least 0).
 """
 from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable
 
@@ -25,8 +24,9 @@ from odt.compiler.search import TreeSearch
 
 from .binarize import binarize, distinct_partitions
 from .branch import ingredients
+from ..anytime import EngineResult, Incumbent, deepen, exact, finish
 from .bounded import BoundedSearch
-from .solve import INF, Search, Timeout
+from .solve import INF, Search
 
 #: cost complexity and node budgets by branch and bound (``bounded.py``); off: the vectors of ``solve.py``
 BOUNDED = True
@@ -35,27 +35,8 @@ BOUNDED = True
 DISTINCT = True
 
 
-@dataclass(frozen=True)
-class StreedResult:
-    """``tree``: nested tuples ``("leaf", class)`` / ``("split", dim, threshold, left,
-    right)``, left = ``x <= threshold``; None when nothing was found. ``levels``: the
-    value of each objective level; ``status``: optimal, feasible, infeasible or unknown."""
-
-    tree: tuple | None
-    errors: Fraction
-    nodes: int
-    levels: tuple[Fraction, ...]
-    lower_bound: Fraction | None
-    status: str
-    stats: dict = field(default_factory=dict)
-
-
-def _exact(x: float) -> Fraction:
-    return Fraction(x).limit_denominator(10**9)
-
-
 def optimal_constrained_tree(problem: TreeSearch, time_limit: float | None = None,
-                             on_progress: Callable[..., None] | None = None) -> StreedResult:
+                             on_progress: Callable[..., None] | None = None) -> EngineResult:
     """The optimal tree of ``problem`` under every constraint of the search IR.
 
     >>> import numpy as np
@@ -81,10 +62,8 @@ def optimal_constrained_tree(problem: TreeSearch, time_limit: float | None = Non
     rows = np.arange(problem.X.shape[0], dtype=np.int64)
     state0 = ingr.initial()
     cap = problem.max_nodes if problem.max_nodes is not None else (1 << problem.depth) - 1
-    bound0 = problem.levels[0].constant  # every quantity is >= 0 and every coefficient too
-    best: tuple | None = None  # (key, depth, budget, errors)
 
-    def pick(d: int) -> tuple | None:
+    def pick(d: int, best: Incumbent | None) -> Incumbent | None:
         k = min(cap, (1 << d) - 1)
         entry = search.solve(rows, d, k, state0)
         out = None
@@ -94,48 +73,41 @@ def optimal_constrained_tree(problem: TreeSearch, time_limit: float | None = Non
                 continue
             key = tuple(round(float(lv.errors) * e + float(lv.nodes) * i + float(lv.constant), 9)
                         for lv in problem.levels)
-            if out is None or key < out[0]:
-                out = (key, d, k, i, e)
+            if out is None or key < out.key:
+                out = Incumbent(key, d, (k, i))
         return out
 
-    timed_out = False
-    search.deadline = None  # the single leaf (depth 0) is always solved: the first incumbent
-    try:
-        for d in range(problem.depth + 1):
-            got = pick(d)
-            search.deadline = deadline
-            if got is not None and (best is None or got[0] < best[0]):
-                best = got
-                if on_progress is not None and d < problem.depth:
-                    on_progress(time.perf_counter() - start, _exact(best[0][0]), bound0)
-    except Timeout:
-        timed_out = True
-    stats = {"subproblems": search.calls, "cache": len(search.cache), "candidates": int(cand.B.shape[1]),
-             "timed_out": timed_out}
-    if best is None:
-        return StreedResult(None, Fraction(0), 0, (), bound0 if timed_out else None,
-                            "unknown" if timed_out else "infeasible", stats)
-    _, d, k, i, e = best
-    search.deadline = None  # decoding re-reads solved entries only
-    raw = search.decode(rows, d, k, state0, i)
-    tree, nodes = _tree(raw, cand)
-    errors = _exact(e)
-    levels = tuple(lv.errors * errors + lv.nodes * nodes + lv.constant for lv in problem.levels)
-    status = "feasible" if timed_out else "optimal"
-    bound = bound0 if timed_out else levels[0]
-    if on_progress is not None:
-        on_progress(time.perf_counter() - start, levels[0], bound)
-    return StreedResult(tree, errors, nodes, levels, bound, status, stats)
+    best, timed_out = deepen(problem, search, deadline, pick, _shown(problem, start, on_progress))
+    tree, errors = None, Fraction(0)
+    if best is not None:
+        k, i = best.payload
+        raw = search.decode(rows, best.depth, k, state0, i)
+        tree, errors = _tree(raw, cand), exact(_errors(raw, search, rows))
+    stats = {"subproblems": search.calls, "cache": len(search.cache), "candidates": int(cand.B.shape[1])}
+    return finish(problem, tree, errors, timed_out, start, stats, on_progress)
 
 
-def _tree(raw: tuple, cand) -> tuple[tuple, int]:
-    """Candidates replaced by (dimension, threshold); the number of decision nodes."""
+def _shown(problem: TreeSearch, start: float, on_progress: Callable[..., None] | None,
+           note: Callable[[], str] | None = None) -> Callable[[Incumbent], None] | None:
+    """The progress line of a new incumbent (its first level; the trivial bound)."""
+    if on_progress is None:
+        return None
+    level, bound0 = problem.levels[0], problem.levels[0].constant
+
+    def show(best: Incumbent) -> None:
+        value = best.key[0] if not isinstance(best.key[0], float) else exact(best.key[0])
+        args = (time.perf_counter() - start, value, bound0) + ((note(),) if note is not None else ())
+        on_progress(*args)
+
+    return show
+
+
+def _tree(raw: tuple, cand) -> tuple:
+    """Candidates replaced by (dimension, threshold)."""
     if raw[0] == "leaf":
-        return raw, 0
+        return raw
     _, f, left, right = raw
-    lt, ln = _tree(left, cand)
-    rt, rn = _tree(right, cand)
-    return ("split", int(cand.dim[f]), float(cand.threshold[f]), lt, rt), ln + rn + 1
+    return ("split", int(cand.dim[f]), float(cand.threshold[f]), _tree(left, cand), _tree(right, cand))
 
 
 def _one_level(problem: TreeSearch) -> bool:
@@ -146,7 +118,7 @@ def _one_level(problem: TreeSearch) -> bool:
 
 
 def _bounded(problem: TreeSearch, cand, ingr, start: float, deadline: float | None,
-             on_progress: Callable[..., None] | None) -> StreedResult:
+             on_progress: Callable[..., None] | None) -> EngineResult:
     level = problem.levels[0]
     c = Fraction(level.nodes) / Fraction(level.errors)
     w = np.asarray(problem.weights, dtype=np.float64)
@@ -158,38 +130,25 @@ def _bounded(problem: TreeSearch, cand, ingr, start: float, deadline: float | No
     rows = np.arange(problem.X.shape[0], dtype=np.int64)
     state0 = ingr.initial()
     cap = problem.max_nodes if problem.max_nodes is not None else (1 << problem.depth) - 1
-    bound0 = level.constant
-    best: tuple[float, int, int] | None = None  # (value, depth, budget)
-    timed_out = False
-    try:
-        for d in range(problem.depth + 1):
-            k = min(cap, (1 << d) - 1)
-            ub = INF if best is None else best[0] - search.gap
-            v, ok = search.best(rows, d, k, state0, ub)
-            search.deadline = deadline  # the single leaf (depth 0) is always solved: the first incumbent
-            if ok and v < INF and (best is None or v < best[0]):
-                best = (v, d, k)
-                if on_progress is not None and d < problem.depth:
-                    on_progress(time.perf_counter() - start, _exact(float(level.errors) * v) + level.constant, bound0)
-    except Timeout:
-        timed_out = True
+
+    def pick(d: int, best: Incumbent | None) -> Incumbent | None:
+        k = min(cap, (1 << d) - 1)
+        ub = INF if best is None else best.payload - search.gap
+        v, ok = search.best(rows, d, k, state0, ub)
+        if not ok or v >= INF:
+            return None
+        return Incumbent((exact(float(level.errors) * v) + level.constant,), d, v)  # payload: errors + c * nodes
+
+    best, timed_out = deepen(problem, search, deadline, pick, _shown(problem, start, on_progress))
+    tree, errors = None, Fraction(0)
+    if best is not None:
+        k = min(cap, (1 << best.depth) - 1)
+        raw = search.decode_best(rows, best.depth, k, state0)
+        tree, errors = _tree(raw, cand), exact(_errors(raw, search, rows))
     stats = {"subproblems": search.calls, "cache": len(search.cache) + len(search.recs),
              "candidates": int(cand.B.shape[1]), "pruned": search.pruned,
-             "depth_two_in_three": search.depth_two_solves, "timed_out": timed_out}
-    if best is None:
-        return StreedResult(None, Fraction(0), 0, (), bound0 if timed_out else None,
-                            "unknown" if timed_out else "infeasible", stats)
-    _, d, k = best
-    search.deadline = None
-    raw = search.decode_best(rows, d, k, state0)
-    errors = _exact(_errors(raw, search, rows))
-    tree, nodes = _tree(raw, cand)
-    levels = (level.errors * errors + level.nodes * nodes + level.constant,)
-    status = "feasible" if timed_out else "optimal"
-    bound = bound0 if timed_out else levels[0]
-    if on_progress is not None:
-        on_progress(time.perf_counter() - start, levels[0], bound)
-    return StreedResult(tree, errors, nodes, levels, bound, status, stats)
+             "depth_two_in_three": search.depth_two_solves}
+    return finish(problem, tree, errors, timed_out, start, stats, on_progress)
 
 
 def _errors(raw: tuple, search: Search, S: np.ndarray) -> float:

@@ -24,6 +24,7 @@ import numpy as np
 
 from odt.compiler import limits
 
+from ..anytime import Timeout
 from .branch import Ingredients, State
 from .depth_two import depth_two, depth_two_compiled
 
@@ -36,10 +37,6 @@ def _kernels():
     from . import kernels
 
     return kernels
-
-
-class Timeout(Exception):
-    """The time limit was reached inside the recursion."""
 
 
 @dataclass
