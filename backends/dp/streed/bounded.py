@@ -73,17 +73,18 @@ class BoundedSearch(Search):
         #: the least difference between two distinct values when known (integer weights and
         #: c = p/q: 1/q), else 0; a split must beat the incumbent by it to matter
         self.gap = float(gap)
-        self.w = self.Wc.sum(axis=1)
+        self.w = self.weights  # what moving a row may cost at most (``task.similarity``)
         self.recs: dict[tuple, dict[int, Rec]] = {}
         #: the similarity bound holds when a tree for some rows stays feasible on others:
         #: no minimum sizes, no same_leaf pair, no branch state
-        self.similarity = self.ingr.trivial and not len(self.pairs) and self.min_leaf <= 1 and self.min_node <= 1
+        self.similarity = self.ingr.trivial and not len(self.pairs) and self.min_leaf <= 1 and self.min_node <= 1 \
+            and self.task.similarity
         from . import kernels
 
         self._kernels3: Any = kernels
         #: depth three in one compiled call (``kernels.depth_three``): rows of weight one, no branch state
         self.compiled_three = COMPILED_THREE and kernels.AVAILABLE and self.unit and self.ingr.trivial \
-            and not len(self.pairs)
+            and not len(self.pairs)  # (``unit``: the compiled kernels' task, misclassification, too)
         self.pruned = 0
         self.depth_two_solves = 0  # inside the compiled depth-three calls
         self._table: tuple | None = None
@@ -225,7 +226,7 @@ class BoundedSearch(Search):
         if cand.size > 1:
             right = self.Bf[S][:, cand].T @ self.Wc[S]
             left = self.Wc[S].sum(axis=0) - right
-            cand = cand[np.argsort((left.sum(1) - left.max(1)) + (right.sum(1) - right.max(1)), kind="stable")]
+            cand = cand[np.argsort(self.task.costs(left) + self.task.costs(right), kind="stable")]
         if self.ingr.trivial and cand.size > 1:  # a partition and its mirror: one candidate
             cand = cand[first_of_partitions(BS[:, cand])]
         return cand, BS

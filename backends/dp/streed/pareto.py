@@ -43,6 +43,7 @@ from odt.compiler import limits
 from odt.compiler.search import GlobalConstraint, TreeSearch
 
 from ..anytime import EngineResult, Incumbent, Timeout, deepen, finish
+from ..task import task_of
 from .binarize import binarize
 from .branch import ingredients
 from .fronts import MASK_EXACT, MASK_IGNORE, MASK_SUBSET, best_pairs, nondominated, pairs
@@ -228,7 +229,7 @@ class FrontSearch:
         self.cand = cand
         ingr = ingredients(problem, cand.dim)
         pairs = np.array([(s.first, s.second) for s in problem.same_leaf], dtype=np.int64).reshape(-1, 2)
-        self.base = Search(cand.B, problem.y, problem.weights, problem.n_classes, ingr, problem.min_leaf,
+        self.base = Search(cand.B, problem.y, problem.weights, task_of(problem), ingr, problem.min_leaf,
                            problem.min_node, pairs, False, None)
         self.ingr = ingr
         self.B = cand.B

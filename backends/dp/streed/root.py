@@ -25,6 +25,7 @@ from odt.compiler.search import TreeSearch
 from .binarize import binarize, distinct_partitions
 from .branch import ingredients
 from ..anytime import EngineResult, Incumbent, deepen, exact, finish
+from ..task import task_of
 from .bounded import BoundedSearch
 from .solve import INF, Search
 
@@ -57,7 +58,7 @@ def optimal_constrained_tree(problem: TreeSearch, time_limit: float | None = Non
         return _bounded(problem, cand, ingr, start, deadline, on_progress)
     counting = problem.max_nodes is not None or any(lv.nodes != 0 for lv in problem.levels)
     pairs = np.array([(s.first, s.second) for s in problem.same_leaf], dtype=np.int64).reshape(-1, 2)
-    search = Search(cand.B, problem.y, problem.weights, problem.n_classes, ingr, problem.min_leaf, problem.min_node,
+    search = Search(cand.B, problem.y, problem.weights, task_of(problem), ingr, problem.min_leaf, problem.min_node,
                     pairs, counting, deadline)
     rows = np.arange(problem.X.shape[0], dtype=np.int64)
     state0 = ingr.initial()
@@ -124,7 +125,7 @@ def _bounded(problem: TreeSearch, cand, ingr, start: float, deadline: float | No
     w = np.asarray(problem.weights, dtype=np.float64)
     integral = bool(np.all(w == np.round(w))) and c.denominator <= 10**6
     pairs = np.array([(s.first, s.second) for s in problem.same_leaf], dtype=np.int64).reshape(-1, 2)
-    search = BoundedSearch(cand.B, problem.y, problem.weights, problem.n_classes, ingr, problem.min_leaf,
+    search = BoundedSearch(cand.B, problem.y, problem.weights, task_of(problem), ingr, problem.min_leaf,
                            problem.min_node, pairs, True, None, c=float(c),
                            gap=1.0 / c.denominator if integral else 0.0)
     rows = np.arange(problem.X.shape[0], dtype=np.int64)
@@ -154,7 +155,6 @@ def _bounded(problem: TreeSearch, cand, ingr, start: float, deadline: float | No
 def _errors(raw: tuple, search: Search, S: np.ndarray) -> float:
     """The weighted errors of a decoded tree (candidates) on rows ``S``."""
     if raw[0] == "leaf":
-        counts = search.Wc[S].sum(axis=0)
-        return float(counts.sum() - counts[raw[1]])
+        return search.task.leaf_cost_of(search.Wc[S].sum(axis=0), raw[1])
     col = search.B[S, raw[1]]
     return _errors(raw[2], search, S[~col]) + _errors(raw[3], search, S[col])

@@ -25,6 +25,7 @@ import numpy as np
 from odt.compiler import limits
 
 from ..anytime import Timeout
+from ..task import Misclassification, Task
 from .branch import Ingredients, State
 from .depth_two import depth_two, depth_two_compiled
 
@@ -50,12 +51,16 @@ class Search:
     """One program's DP: the candidate matrix, the rows' classes and weights, the limits
     and the ingredients; ``solve`` fills the cache, ``decode`` reads a tree out of it."""
 
-    def __init__(self, B: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int, ingredients: Ingredients,
+    def __init__(self, B: np.ndarray, y: np.ndarray, w: np.ndarray, task: Task, ingredients: Ingredients,
                  min_leaf: int, min_node: int, pairs: np.ndarray, counting: bool, deadline: float | None) -> None:
         self.B = B
         self.Bf = B.astype(np.float64)
-        self.Wc = np.zeros((B.shape[0], n_classes))
-        self.Wc[np.arange(B.shape[0]), y] = w
+        self.task = task
+        self.weights = np.asarray(w, dtype=np.float64)
+        #: the task's per-row statistics (``task.Task``): each row's weight in its class's column
+        self.Wc = task.statistics(y, w)
+        #: the compiled kernels count class weights: misclassification's own
+        self.compiled_task = task.KERNEL == Misclassification.KERNEL
         self.ingr = ingredients
         self.min_leaf = max(min_leaf, 1)
         self.min_node = max(min_node, 1)
@@ -71,9 +76,10 @@ class Search:
         self._slots: list[list] = []
         self._last_slot: list | None = None
         self._csr: tuple | None = None
-        self.incremental = bool(np.all(self.Wc == np.round(self.Wc))) and self.Wc.sum() < 2.0**50
+        self.incremental = self.compiled_task and bool(np.all(self.Wc == np.round(self.Wc))) \
+            and self.Wc.sum() < 2.0**50
         #: every row of weight one: the depth-two frequencies by bitsets (``kernels.bit_frequencies``)
-        self.unit = bool(np.all(self.Wc.sum(axis=1) == 1.0))
+        self.unit = self.compiled_task and bool(np.all(self.Wc.sum(axis=1) == 1.0))
         self.calls = 0
         #: no candidate set depends on the branch: the depth-two solver applies
         self.plain_below = ingredients.trivial and not len(pairs)
@@ -83,9 +89,7 @@ class Search:
         """(error, label) of a leaf holding rows ``S``; error inf when it is too small."""
         if S.shape[0] < self.min_leaf and (S.shape[0] > 0 or self.min_leaf > 1):
             return INF, 0
-        counts = self.Wc[S].sum(axis=0)
-        label = int(np.argmax(counts))
-        return float(counts.sum() - counts[label]), label
+        return self.task.leaf(self.Wc[S].sum(axis=0))
 
     # ------------------------------------------------------------------ splits
     def allowed(self, S: np.ndarray, state: State) -> np.ndarray:
@@ -117,7 +121,7 @@ class Search:
             raise Timeout
         if d == 1:
             entry = self._depth_one(S, k, state)
-        elif d == 2:
+        elif d == 2 and self.compiled_task:  # the specialised depth-two solver counts class weights
             entry = self._depth_two(S, k, state)
         else:
             entry = self._general(S, d, k, state)
@@ -134,10 +138,9 @@ class Search:
         choice: list[Choice] = [None] * size
         if err == 0 or not self._splittable(S, 1) or (self.counting and k == 0):
             return Entry(E, choice, k)
-        right = self.Bf[S].T @ self.Wc[S]  # (m, C) class weights going right
-        total = self.Wc[S].sum(axis=0)
-        left = total - right
-        cost = (left.sum(axis=1) - left.max(axis=1)) + (right.sum(axis=1) - right.max(axis=1))
+        right = self.Bf[S].T @ self.Wc[S]  # (m, s) statistics going right
+        left = self.Wc[S].sum(axis=0) - right
+        cost = self.task.costs(left) + self.task.costs(right)
         n_right = self.B[S].sum(axis=0)
         ok = self.allowed(S, state) & self.sizes_ok(n_right, S.shape[0])
         if not ok.any():
@@ -272,7 +275,7 @@ class Search:
         if cand.size > 1:  # good splits first, so the bounds below prune more (MurTree Sec. 4.6)
             right = self.Bf[S][:, cand].T @ self.Wc[S]
             left = self.Wc[S].sum(axis=0) - right
-            cand = cand[np.argsort((left.sum(1) - left.max(1)) + (right.sum(1) - right.max(1)), kind="stable")]
+            cand = cand[np.argsort(self.task.costs(left) + self.task.costs(right), kind="stable")]
         for f in cand:
             col = BS[:, f]
             if dedupe:  # the same partition by another candidate: the same subproblems

@@ -1,0 +1,97 @@
+"""The task contract of the dp engines: what a tree optimises, told to every engine the same
+way (STreeD's optimisation tasks, van der Linden et al., NeurIPS 2023, Sec. 4.1; the
+``Criterion`` of scikit-learn's trees).
+
+A task gives
+* per-row **additive statistics** (``statistics``: an (n, s) array whose sums over a set of
+  rows say all the task needs of it: the weight of each class for classification);
+* the **cost and label of a leaf** from the summed statistics of its rows (``leaf`` for one
+  set, ``costs`` / ``labels`` for many at once, the first axis the sets), with its compiled
+  twin for the numba kernels (``kernels.leaf_cost``: the same formula, one definition per
+  task);
+* a **lower bound** on the cost of any tree over a set of rows (``lower_bound``);
+* the **cost of a decision node** (``node_cost``: cost complexity; 0 without it) and
+  whether a solution is one value or a **Pareto front** scored at the root (``front``).
+
+The engines read a tree's value as the sum of its leaves' costs plus ``node_cost`` per
+decision node. ``Misclassification`` (MurTree, Demirović et al., JMLR 2022, Eq. 4: a leaf
+costs its weight less its majority class's) is the task of every classification program;
+a ``front`` task is the Pareto-front search of global constraints (``streed/pareto``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Task:
+    """The contract (see the module); subclasses give the statistics and the leaf."""
+
+    node_cost: float = 0.0
+    front: bool = False
+    #: moving a row into or out of a set changes the least cost of a tree by at most the
+    #: row's weight (the similarity bound of MurTree Sec. 4.6 and ConTree's Eq. 3)
+    similarity: bool = False
+
+    #: the code of the compiled leaf cost (``kernels.leaf_cost``); -1: no compiled twin
+    KERNEL = -1
+
+    def statistics(self, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def costs(self, totals: np.ndarray) -> np.ndarray:
+        """The leaf cost of each row of summed statistics (k, s) -> (k,)."""
+        raise NotImplementedError
+
+    def labels(self, totals: np.ndarray) -> np.ndarray:
+        """The leaf label of each row of summed statistics (k, s) -> (k,)."""
+        raise NotImplementedError
+
+    def leaf(self, total: np.ndarray) -> tuple[float, int]:
+        """(cost, label) of one leaf holding rows whose statistics sum to ``total`` (s,)."""
+        t = total[None, :]
+        return float(self.costs(t)[0]), int(self.labels(t)[0])
+
+    def leaf_cost_of(self, total: np.ndarray, label: int) -> float:
+        """The cost of a leaf predicting ``label`` (not necessarily its best) over ``total``."""
+        raise NotImplementedError
+
+    def lower_bound(self, total: np.ndarray) -> float:
+        """A lower bound on the cost of any tree over rows summing to ``total``."""
+        return 0.0
+
+
+@dataclass(frozen=True)
+class Misclassification(Task):
+    """Weighted misclassification: the statistics are each row's weight in its class's
+    column; a leaf predicts its heaviest class (the lowest index on ties) and costs the
+    rest of its weight."""
+
+    n_classes: int = 2
+    similarity: bool = True
+    KERNEL = 0
+
+    def statistics(self, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+        W = np.zeros((len(y), self.n_classes))
+        W[np.arange(len(y)), y] = w
+        return W
+
+    def costs(self, totals: np.ndarray) -> np.ndarray:
+        return totals.sum(axis=-1) - totals.max(axis=-1)
+
+    def labels(self, totals: np.ndarray) -> np.ndarray:
+        return totals.argmax(axis=-1)
+
+    def leaf_cost_of(self, total: np.ndarray, label: int) -> float:
+        return float(total.sum() - total[label])
+
+
+def task_of(problem) -> Task:
+    """The task of a search problem (``compiler.search.TreeSearch``): misclassification,
+    with the node cost of a single objective level ``a * errors + b * nodes`` (b / a) and
+    a Pareto front for global constraints."""
+    levels = problem.levels
+    node_cost = float(levels[0].nodes / levels[0].errors) if len(levels) == 1 and levels[0].errors > 0 else 0.0
+    return Misclassification(node_cost=node_cost, front=bool(problem.fronts), n_classes=problem.n_classes)
