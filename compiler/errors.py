@@ -71,6 +71,17 @@ class InfeasibleProgram(OdtError):
     """The constraints of the program cannot all hold on this data."""
 
 
+class VerificationFailed(OdtError):
+    """The classifier a solve found fails its re-verification (E2): a constraint does not
+    hold on it, or its recomputed objective or errors differ from the solver's. Such a
+    result is never returned as ``optimal`` or ``feasible``: ``Program.solve`` raises this
+    instead, with the result (status ``unverified``) in ``result`` for inspection."""
+
+    def __init__(self, message: str, result: object = None, hint: str | None = None):
+        super().__init__(message, None, hint)
+        self.result = result
+
+
 def closest(name: str, candidates: Iterable[str]) -> str | None:
     """The candidate closest to ``name`` (difflib ratio >= 0.6), or None.
 

@@ -18,6 +18,7 @@ import numpy as np
 from . import ir
 from .constraints import LowerContext, family_of, is_structural, mentioned_columns, restrict_features
 from .constraints import features_used as features_used_family
+from .polarity import pushed_up
 from .skeletons.interface import Predictions, Structure, TreeSize
 from .errors import UnsupportedConstruct
 from .support import BACKENDS, refusal, refused_everywhere
@@ -128,6 +129,7 @@ def _lower(program: CheckedProgram, encoding: str, backend: str | None = None) -
     kinds |= {k for f in forms for q, _ in f.terms if q.inner is not None for k in q.inner.kinds()}
     tree_limits = isinstance(sk, TreeSkeleton) and (sk.leaves is not None or sk.nodes is not None)
     need = Needs(count_size=bool(kinds & {"nodes", "leaves"}) or tree_limits,
+                 exact_size=bool(pushed_up(program) & {"nodes", "leaves"}),
                  predictions=bool(kinds & PREDICTION_KINDS),
                  structure=needs_structure(program),
                  group_masks=tuple(program.groups[g] for g in sorted({g for f in forms for g in _groups(f)})))
@@ -188,6 +190,7 @@ class Needs:
     """What the objective and constraints read from the skeleton's encoding."""
 
     count_size: bool  # nodes / leaves are counted
+    exact_size: bool  # ... and can be pushed up (``polarity``): counted exactly, decoded unmerged
     predictions: bool  # predicted(c, G), tp, fp, tn, fn: prediction handles per bucket
     structure: bool  # C3, C5-C9: structure handles
     group_masks: tuple[np.ndarray, ...]  # rows of each group the program mentions (buckets split by them)
@@ -203,11 +206,14 @@ def _encode_tree(b: ir.ModelBuilder, program: CheckedProgram, sk: TreeSkeleton, 
     if program.splits == "multivariate":
         planes = HyperplaneInputs.of(data, mask)
         buckets = make_buckets(planes.Z, data.y, data.row_weights(), None, masks)
-        return encode_tree_flow(b, sk.depth, [], buckets, len(data.classes), planes)
+        planar = encode_tree_flow(b, sk.depth, [], buckets, len(data.classes), planes, exact_size=need.exact_size)
+        return dataclasses.replace(planar, merge_leaves=False) if need.exact_size else planar
     if encoding == "flow":
         features = useful_features(data.X, mask, keep_duplicates=need.structure)
         buckets = make_buckets(data.X, data.y, data.row_weights(), features, masks)
-        flow = encode_tree_flow(b, sk.depth, features, buckets, len(data.classes))
+        flow = encode_tree_flow(b, sk.depth, features, buckets, len(data.classes), exact_size=need.exact_size)
+        if need.exact_size:  # the decoded tree keeps the leaves the solver counted
+            flow = dataclasses.replace(flow, merge_leaves=False)
         if need.structure:
             flow = dataclasses.replace(flow, merge_leaves=False)
             _lower_structure(b, flow, program, built)
@@ -215,7 +221,9 @@ def _encode_tree(b: ir.ModelBuilder, program: CheckedProgram, sk: TreeSkeleton, 
     features = useful_features(data.X, mask, keep_duplicates=need.structure)
     buckets = make_buckets(data.X, data.y, data.row_weights(), features, masks)
     enc = encode_tree(b, sk.depth, features, buckets, len(data.classes), need.count_size,
-                      predictions=need.predictions, exactly_one_feature=need.structure)
+                      predictions=need.predictions, exactly_one_feature=need.structure, exact_size=need.exact_size)
+    if need.exact_size:  # the decoded tree keeps the leaves the solver counted
+        enc = dataclasses.replace(enc, merge_leaves=False)
     if need.structure:
         enc = dataclasses.replace(enc, merge_leaves=False)
         _lower_structure(b, enc, program, built)
@@ -246,6 +254,8 @@ def _encode_diagram(b: ir.ModelBuilder, program: CheckedProgram, sk: DiagramSkel
         buckets = make_buckets(data.X, data.y, data.row_weights(), features, masks)
         enc = encode_diagram_layers(b, sk.widths, features, buckets, len(data.classes), need.count_size,
                                     predictions=need.predictions)
+    if need.exact_size:  # nodes pushed up: the decoded diagram keeps equal nodes the solver counted
+        enc = dataclasses.replace(enc, reduce=False)
     if need.structure:  # the same constraint lowering as trees, on the diagram's handles
         if not hasattr(enc, "structure"):
             span = _first_structural_span(program)

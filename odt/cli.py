@@ -135,7 +135,9 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 
 def _solve(prog, args: argparse.Namespace) -> int:
-    result = None
+    from odt.compiler.errors import VerificationFailed
+
+    result, failure = None, None
     try:
         result = prog.solve(backend=args.backend, time_limit=args.time_limit, threads=args.threads,
                             seed=args.seed, verbose=args.verbose,
@@ -143,12 +145,14 @@ def _solve(prog, args: argparse.Namespace) -> int:
     except limits.Stopped:  # the hard deadline just after the solve returned: its result stands
         if result is None:
             raise
+    except VerificationFailed as exc:  # shown (status unverified), never saved, exit 1
+        result, failure = exc.result, exc
     with limits.shielded():  # past the deadline or after a signal, the result is still printed and written
-        return _report(result, args)
+        return _report(result, args, failure)
 
 
-def _report(result, args: argparse.Namespace) -> int:
-    failed = result.classifier is not None and not result.verified
+def _report(result, args: argparse.Namespace, failure=None) -> int:
+    failed = failure is not None or (result.classifier is not None and not result.verified)
     unsaved = None  # a classifier that could not be written is kept in a temporary file
     if args.output and result.classifier is not None and not failed:
         unsaved = write_or_keep(args.output, json.dumps(result.classifier.to_json(), indent=2) + "\n",
@@ -168,13 +172,14 @@ def _report(result, args: argparse.Namespace) -> int:
         if args.verbose and result.log:
             print(f"\nsolver log: {result.log}", file=sys.stderr)
     if failed:  # never a success: the classifier breaks the program it was solved for
-        checks = [f"  {c.text}: {c.value:g} {c.op} {c.bound:g} does not hold (line {c.line})"
-                  for c in result.constraints if not c.holds]
-        if not checks:
-            checks = [f"  the recomputed objective or errors ({result.train_errors}) differ from the solver's "
-                      f"({result.solver_errors})"]
-        print("odtc: error: the classifier found fails verification against the program" +
-              (f"; not saved to {args.output}" if args.output else "") + ":\n" + "\n".join(checks), file=sys.stderr)
+        from odt.program import verification_failure
+
+        failure = failure or verification_failure(result)
+        head, _, checks = failure.message.partition(":\n")
+        print(f"odtc: error: {head}" + (f"; not saved to {args.output}" if args.output else "") + ":\n" + checks,
+              file=sys.stderr)
+        if failure.diagnostics[0].hint:
+            print(f"  hint: {failure.diagnostics[0].hint}", file=sys.stderr)
         return 1
     code = limits.EXIT_CODES.get(limits.stop_reason() or "", 0)
     if unsaved is not None:  # after the result: it is printed, and kept; a signal keeps its exit code

@@ -26,7 +26,8 @@ from odt.compiler.check import check, load_table
 from odt.compiler.check_feasible import data_conflict
 from odt.compiler.data import table_from_python
 from odt.compiler.encode import objective as objective_enc
-from odt.compiler.errors import InfeasibleProgram, OdtDataError, OdtError, UnsupportedConstruct, decode_utf8
+from odt.compiler.errors import (InfeasibleProgram, OdtDataError, OdtError, UnsupportedConstruct,
+                                 VerificationFailed, decode_utf8)
 from odt.strategies.depth_search import solve_depth_range
 from odt.compiler.evaluate import evaluate
 from odt.strategies.explain import minimal_conflict
@@ -217,6 +218,8 @@ class Program:
         assert result is not None
         if limits.stop_reason() is not None and result.status != "optimal":
             result = dataclasses.replace(result, status="interrupted")
+        if result.classifier is not None and not result.verified:
+            raise verification_failure(result)
         return result
 
     def _solve(self, backend: str | None, time_limit: float | None, threads: int | None, seed: int | None,
@@ -439,6 +442,22 @@ class Program:
             tuple(sign * v for v in ev.objective), None if bound is None else sign * bound, gap, backend, res.seconds,
             ev.train_errors, verified, ev.constraints, solver_errors, res.log, ev,
         )
+
+
+def verification_failure(result: SolveResult) -> VerificationFailed:
+    """The error for a result whose classifier fails re-verification: what does not hold
+    (each violated constraint, or the recomputed objective / errors against the solver's),
+    with the result itself, its status ``unverified``, in ``result``."""
+    checks = [f"  {c.text}: {c.value:g} {c.op} {c.bound:g} does not hold (line {c.line})"
+              for c in result.constraints if not c.holds]
+    if not checks:
+        checks = [f"  the recomputed objective ({result.objective}) or errors ({result.train_errors}) differ from "
+                  f"the solver's (errors {result.solver_errors})"]
+    return VerificationFailed(
+        f"the classifier found by backend '{result.backend}' fails verification against the program:\n"
+        + "\n".join(checks), dataclasses.replace(result, status="unverified"),
+        hint="this is a fault in odt, not in the program: please report it with the program and its data; "
+             "another backend (--backend / solve(backend=...)) may solve the program")
 
 
 def _noted(result: SolveResult, note: str, started: float) -> SolveResult:

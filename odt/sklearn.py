@@ -94,7 +94,9 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
     ``result_`` (the ``SolveResult``), ``status_``, ``objective_``, ``bound_``, ``gap_``,
     ``verified_`` and ``report_`` (the re-verification report), ``program_text_`` and
     ``params_`` (what was compiled), ``counts_`` (training class weights per leaf or
-    terminal arc: ``predict_proba`` is their row-normalised value).
+    terminal arc: ``predict_proba`` is their row-normalised value). ``verified_`` is
+    always true: a classifier that fails its re-verification is never fitted, ``fit``
+    raises ``VerificationFailed`` (as ``Program.solve`` does).
 
     ``sklearn.utils.estimator_checks.check_estimator`` passes every check (scikit-learn
     1.9, 62 checks, ``tests/odt/test_sklearn.py``) except the one in ``SKIPPED_CHECKS``

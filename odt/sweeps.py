@@ -212,7 +212,9 @@ def run_fold(text: str, filename: str, params: Mapping[str, Any], train: Mapping
              test: Mapping[str, np.ndarray], target: str, time_limit: float | None,
              backend: str | None) -> dict[str, Any]:
     """Solve the program with ``params`` on the training rows and measure the classifier
-    on both sides (a Dask task: plain arguments, a plain dict back)."""
+    on both sides (a Dask task: plain arguments, a plain dict back). A classifier that
+    fails re-verification raises ``VerificationFailed`` (``Program.solve``): it is never
+    measured."""
     prog = compile_program(text, data=dict(train), filename=filename, params=dict(params))
     res = prog.solve(backend=backend, time_limit=time_limit)
     clf = res.classifier

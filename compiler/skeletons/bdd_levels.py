@@ -33,6 +33,8 @@ Clauses:
             [d_u = bits(j)] and ok[u, c] -> C[j, c]. The paper makes the H+1-literal
             clauses (8)-(9) soft; here they are guarded by ok[u, c] and the objective
             counts not ok[u, c] (one soft unit per bucket and class: weighted errors).
+            The converse, [d_u = bits(j)] and C[j, c] -> ok[u, c], makes ok exact, so
+            errors are right also where a program bounds them from below (issue 24).
 
 Prop. 3 gives the size O(M H (2^H + K)); buckets merge identical rows, so M is the
 number of distinct rows. With fewer useful features than levels, the missing levels get
@@ -47,7 +49,7 @@ import numpy as np
 
 from ..encode import pb
 from ..ir import ModelBuilder
-from .tree_paths import Bucket, class_literals, soft_errors
+from .tree_paths import Bucket, class_literals, leaf_class_clauses, soft_errors
 
 ONE = Fraction(1)
 BIASES = ("C", "P", "S")
@@ -199,8 +201,8 @@ def encode_bdd(b: ModelBuilder, depth: int, features: list[int], buckets: tuple[
             b.clause([d] + [A[i, p] for p in zeros])
         for j in range(cells):  # (8), (9) guarded by ok
             guard = tuple(-D[u, i] if (j >> (H - 1 - i)) & 1 else D[u, i] for i in range(H))
-            for c, _ in bk.class_weight:
-                b.clause(guard + (-ok[u, c], C[j, c]))
+            for c, _ in bk.class_weight:  # ok[u, c] <-> C[j, c]: errors exact both ways
+                leaf_class_clauses(b, guard, ok[u, c], C[j, c])
             if P is not None:
                 for k in ((1,) if two else range(n_classes)):
                     b.clause(guard + (-C[j, k], P[u, k]))

@@ -21,9 +21,14 @@ Rows:
               indicator rows reduce to routing rows: f[b, 2q + 1] <= sum_{j: x_bj = 1} e[q, j]
               (the positive side) and f[b, 2q] <= sum_{j: x_bj = 0} e[q, j]
   sinks       g[b, q, k] <= p[q, k]
+  used        with ``exact_size`` (a program that can push the size up, ``polarity``):
+              p[q, k] <= sum_b g[b, q, k], a leaf receives rows (so no split has an empty
+              side: w.l.o.g., such a split decodes to its other side, which fits too)
 Objective handles: errors(G) = sum_b sum_k W[b, k] * (1 - sum_q g[b, q, k]) (eq. 18, first
 term, with the mismatch penalty phi = 0/1 and row weights); leaves = sum p; nodes =
-leaves - 1 = sum s (the paper's regulariser counts activated internal nodes).
+leaves - 1 = sum s (the paper's regulariser counts activated internal nodes). Without
+``used``, sum p may count leaves no row reaches, which the decoded tree drops: exact only
+where the program pushes the size down.
 
 Given binary s, p, e every bucket has one path, so the flows are integral (the paper's
 Theorem 1); they are continuous variables, which keeps the branch-and-bound small.
@@ -241,9 +246,12 @@ def flow_errors(buckets: tuple[Bucket, ...], rows_mask: np.ndarray | None,
 
 
 def encode_tree_flow(b: ModelBuilder, depth: int, features: list[int], buckets: tuple[Bucket, ...],
-                     n_classes: int, planes: HyperplaneInputs | None = None) -> TreeFlowEncoding:
+                     n_classes: int, planes: HyperplaneInputs | None = None,
+                     exact_size: bool = False) -> TreeFlowEncoding:
     """Add the flow formulation to ``b``. With ``planes`` the splits are hyperplanes over
-    ``planes`` (then each bucket's ``x`` holds its row of ``planes.Z``)."""
+    ``planes`` (then each bucket's ``x`` holds its row of ``planes.Z``). With
+    ``exact_size`` every leaf receives rows (the ``used`` rows), so ``leaves`` is the
+    decoded tree's number of leaves in both directions."""
     internal = (1 << depth) - 1
     n_nodes = (1 << (depth + 1)) - 1
     s = {q: b.new_bool(("s", q)) for q in range(1, internal + 1)}
@@ -302,6 +310,12 @@ def encode_tree_flow(b: ModelBuilder, depth: int, features: list[int], buckets: 
                 nodes = range(1 << level, 1 << (level + 1))
                 row([(1, f[2 * q]) for q in nodes] + [(1, lam[bi, level])], "<=", 1, ("lambda-", bi, level))
                 row([(1, f[2 * q + 1]) for q in nodes] + [(-1, lam[bi, level])], "<=", 0, ("lambda+", bi, level))
+    if exact_size and buckets:  # used: a leaf receives rows
+        for q in range(1, n_nodes + 1):
+            for k in range(n_classes):
+                row([(1, p[q, k])] + [(-1, g[bi, q, k]) for bi in range(len(buckets))], "<=", 0, ("used", q, k))
+    elif exact_size and internal:  # no row: the decoded tree is one leaf
+        row([(1, s[1])], "==", 0, ("used", 1))
     return TreeFlowEncoding(depth, tuple(features), n_classes, buckets, s, p, e, g, planes, a or None, hb or None,
                             lam or None, flows)
 

@@ -325,7 +325,7 @@ def bucket_clauses(enc: TreePathsEncoding, bk: Bucket, X: list[int], ok: dict[in
     """Algorithms 1 and 2 of the paper for one bucket, as the path encoding writes them
     (skeletons/tree_paths.py): walking the perfect tree, with ``guard`` the literals that
     are false when the bucket reaches node q, eqs (3)-(4) forbid the features that send
-    it the other way, (5)-(6) make a leaf it reaches predict its class unless it is not
+    it the other way, (5)-(6) make a leaf it reaches predict its class exactly when it is
     ``ok``, and (7) mark that leaf used (when the encoding counts leaves, enc.U)."""
     zeros = [p for p in range(len(enc.features)) if not bk.x[p]] + [BOTTOM]
     ones = [p for p in range(len(enc.features)) if bk.x[p]]
@@ -335,7 +335,8 @@ def bucket_clauses(enc: TreePathsEncoding, bk: Bucket, X: list[int], ok: dict[in
         q, level, guard = stack.pop()
         if level == enc.depth:
             leaf = q - enc.n_leaves
-            out.extend(guard + [-ok[c], enc.C[leaf, c]] for c in ok)  # (5)-(6)
+            for c in ok:  # (5)-(6) and their converse (``tree_paths.leaf_class_clauses``)
+                out.extend([guard + [-ok[c], enc.C[leaf, c]], guard + [ok[c], -enc.C[leaf, c]]])
             if enc.U:
                 out.append(guard + [enc.U[leaf]])  # (7)
             continue
