@@ -39,6 +39,7 @@ from typing import Callable
 
 import numpy as np
 
+from odt.compiler.errors import UnsupportedConstruct
 from odt.compiler.search import GlobalConstraint, TreeSearch
 
 from .binarize import binarize
@@ -217,6 +218,23 @@ def _atoms(formula: tuple) -> list[str]:
     return [a for x in formula[1] for a in _atoms(x)]
 
 
+#: the largest row types x classes table (and rows x row types matrix) the front DP builds:
+#: its leaf values are exact fractions per (type, class), so a class per row (issue 24)
+#: would make rows^2 of them before the first subproblem
+MAX_TYPE_CELLS = 2_000_000
+
+
+def _refuse_many_types(types: int, classes: int, rows: int) -> None:
+    """An ``UnsupportedConstruct`` when the front DP's tables would exceed ``MAX_TYPE_CELLS``."""
+    if types * classes > MAX_TYPE_CELLS or rows * types > 25 * MAX_TYPE_CELLS:
+        raise UnsupportedConstruct(
+            f"backend 'dp' cannot take this program: its Pareto-front search keeps a value per row type "
+            f"(class and groups) and predicted class, {types:,} x {classes:,}, more than {MAX_TYPE_CELLS:,} "
+            "for this many classes",
+            hint="merge rare classes into one (the target has a class for almost every row?), or drop the "
+                 "group constraints to let the plain dp search take it")
+
+
 class FrontSearch:
     """One program's front DP (see the module docstring)."""
 
@@ -239,6 +257,7 @@ class FrontSearch:
         for i, g in enumerate(problem.groups):
             code = code + (np.asarray(g, dtype=np.int64) << i)
         uniq, inverse = np.unique(code, return_inverse=True)
+        _refuse_many_types(len(uniq), problem.n_classes, n)
         self.type_of = inverse.reshape(-1).astype(np.int64)
         type_keys = [(int(k) >> len(problem.groups), tuple(bool(int(k) >> i & 1) for i in range(len(problem.groups))))
                      for k in uniq]
