@@ -40,7 +40,7 @@ from typing import Callable
 import numpy as np
 
 from odt.compiler.errors import UnsupportedConstruct
-from odt.compiler.search import GlobalConstraint, TreeSearch
+from odt.compiler.search import GlobalConstraint, TreeSearch, formula_columns, formula_holds
 
 from .binarize import binarize
 from .branch import ingredients
@@ -200,22 +200,12 @@ def _popcount(x: int) -> int:
 
 def holds(formula: tuple, mask: int, bit_of: dict[str, int]) -> bool:
     """The value of a ``uses`` formula on the set of tested columns ``mask``."""
-    op = formula[0]
-    if op == "atom":
-        b = bit_of.get(formula[1])
+
+    def used(column: str) -> bool:
+        b = bit_of.get(column)
         return b is not None and bool(mask >> b & 1)
-    if op == "not":
-        return not holds(formula[1], mask, bit_of)
-    vals = (holds(x, mask, bit_of) for x in formula[1])
-    return all(vals) if op == "and" else any(vals)
 
-
-def _atoms(formula: tuple) -> list[str]:
-    if formula[0] == "atom":
-        return [formula[1]]
-    if formula[0] == "not":
-        return _atoms(formula[1])
-    return [a for x in formula[1] for a in _atoms(x)]
+    return formula_holds(formula, used)
 
 
 #: the largest row types x classes table (and rows x row types matrix) the front DP builds:
@@ -286,7 +276,7 @@ class FrontSearch:
         if comp.fu.any():
             tracked = columns
         else:
-            tracked = [c for c in dict.fromkeys(a for f in problem.uses for a in _atoms(f)) if c in columns]
+            tracked = [c for c in dict.fromkeys(a for f in problem.uses for a in formula_columns(f)) if c in columns]
         if len(tracked) > 62:
             raise OverflowError("features_used over more than 62 columns: use cp or maxsat")
         self.bit_of = {c: i for i, c in enumerate(tracked)}
