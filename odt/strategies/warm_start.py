@@ -7,6 +7,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import NamedTuple
 
+import numpy as np
+
 from odt.backends.base import SolveOptions
 from odt.backends.dp import DpBackend
 
@@ -72,10 +74,16 @@ def greedy_start(c: CheckedProgram) -> Start | None:
                  Fraction(ev.train_errors).limit_denominator(10**9))
 
 
+#: the most constant classifiers ``single_leaf`` evaluates (the heaviest classes first)
+SINGLE_LEAF_CLASSES = 64
+
+
 def single_leaf(c: CheckedProgram) -> tuple[Classifier, Fraction] | None:
     """The best constant classifier (one leaf) that satisfies the program, with its value,
     or None: the incumbent of last resort when a time limit or a signal stops a solve
-    before any other (one evaluation per class)."""
+    before any other (one evaluation per class; with more than ``SINGLE_LEAF_CLASSES``
+    classes, of that many heaviest ones: this runs after the time limit, and a class per
+    row would be one evaluation per row, issue 24)."""
     from odt.compiler.classifiers import Tree
     from odt.compiler.classifiers.diagram import diagram_of_tree
     from odt.compiler.classifiers.tree import Leaf
@@ -85,7 +93,9 @@ def single_leaf(c: CheckedProgram) -> tuple[Classifier, Fraction] | None:
         return None
     columns = c.dataset.features.columns()
     best: tuple[Classifier, Fraction] | None = None
-    for k in range(len(c.dataset.classes)):
+    data = c.dataset
+    weight = np.bincount(data.y, weights=data.row_weights(), minlength=len(data.classes))
+    for k in sorted(np.argsort(-weight, kind="stable")[:SINGLE_LEAF_CLASSES].tolist()):  # ties: the lowest class
         tree = Tree((), tuple(c.dataset.classes), Leaf(k), columns)
         clf: Classifier = tree if isinstance(c.skeleton, TreeSkeleton) else diagram_of_tree(tree)
         ev = evaluate(c, clf)

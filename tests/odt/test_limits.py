@@ -138,6 +138,55 @@ def test_a_deadline_inside_an_import_waits_for_the_import_to_finish(tmp_path, mo
     assert sys.modules["odt_slow_module"].READY
     del sys.modules["odt_slow_module"]
 
+_BOXING = """
+import os, signal, sys, threading, time
+import numpy as np
+from numba import njit
+from odt.compiler import limits
+
+@njit(nogil=True)
+def spin(n):  # a long compiled call without the GIL that returns arrays, as the dp kernels do
+    a = np.zeros(3)
+    b = np.zeros(3)
+    x = 0.0
+    for i in range(n):
+        x = (x * 0.999999 + i) % 1e6
+    a[0] = x
+    return a, b
+
+spin(10)
+started = time.perf_counter()
+spin(10**7)
+n = int(1.5 * 10**7 / (time.perf_counter() - started))  # about 1.5 s
+try:
+    if sys.argv[1] == "alarm":
+        scope = limits.time_limit(0.1)  # its hard deadline passes while spin runs
+    else:
+        scope = limits.signals()
+        threading.Timer(0.3, os.kill, (os.getpid(), getattr(signal, sys.argv[1]))).start()
+    with scope:
+        out = spin(n)
+        print("returned", out[0].shape, out[1].shape, flush=True)
+        while True:
+            sum(range(1000))
+except limits.Stopped as e:
+    print("stopped:", e.reason)
+"""
+
+
+@pytest.mark.parametrize("how, reason", [("alarm", "time limit"), ("SIGINT", "interrupt"), ("SIGTERM", "terminate")])
+def test_a_stop_during_a_compiled_kernel_lands_after_its_result_is_returned(tmp_path, how, reason):
+    """Issue 24: numba runs Python code while it boxes a kernel's returned arrays and does
+    not check it for an exception; a stop raised there was a SystemError or, with more
+    arrays (the depth-two search returns 24), a segfault. The stop now waits until the
+    result is back in Python."""
+    script = tmp_path / "boxing.py"
+    script.write_text(_BOXING)
+    run = subprocess.run([sys.executable, str(script), how], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == ["returned (3,) (3,)", f"stopped: {reason}"]
+
+
 def test_scopes_nest_and_only_shrink():
     with limits.time_limit(100):
         outer = limits.remaining()
