@@ -231,6 +231,144 @@ def test_min_leaf(min_leaf):
     assert res.cost >= optimal_tree(X, y, 2).cost
 
 
+def min_leaf_case(rng, n_lo, n_hi):
+    """Random data for the minimum-leaf tests: few distinct values (ties) or distinct
+    continuous ones, two to four classes, no / integral (zeros included) / fractional
+    weights."""
+    n = int(rng.integers(n_lo, n_hi))
+    p = int(rng.integers(1, 4))
+    k = int(rng.integers(2, 5))
+    X = rng.integers(0, int(rng.integers(2, 12)), size=(n, p)).astype(float)
+    if rng.random() < 0.3:
+        X = X + rng.normal(scale=0.01, size=X.shape)
+    y = rng.integers(0, k, size=n)
+    r = rng.random()
+    weights = rng.integers(0, 4, size=n).astype(float) if r < 0.3 else rng.random(n) + 0.05 if r < 0.5 else None
+    return X, y, k, weights
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_min_leaf_pruning_equals_the_exhaustive_search(seed):
+    """Issue 25: with a minimum leaf size the rules stay on (the growing side of a moved
+    threshold bounded by its optimum without the constraint, the relaxed sub-interval
+    bound, the two-phase depth-two search); the optimum equals brute force (small data)
+    and Alg. 1 with every rule off (``ALL_OFF``, the exhaustive search), at depths 1-3 and
+    minimum leaf sizes 1-6, and is never below the optimum without the constraint."""
+    rng = np.random.default_rng(2500 + seed)
+    for trial in range(70):
+        X, y, k, weights = min_leaf_case(rng, 1, 50 if trial % 2 else 16)
+        n = len(y)
+        w = np.ones(n) if weights is None else weights
+        depth = int(rng.integers(1, 4))
+        ml = int(rng.integers(1, 7))
+        res = optimal_tree(X, y, depth, weights=weights, n_classes=k, min_leaf=ml)
+        ref = optimal_tree(X, y, depth, weights=weights, n_classes=k, min_leaf=ml, pruning=ALL_OFF)
+        free = optimal_tree(X, y, depth, weights=weights, n_classes=k)
+        assert res.status == ref.status == "optimal"
+        assert res.cost == pytest.approx(ref.cost, abs=1e-9), (seed, trial, n, depth, ml)
+        if n <= 16:
+            assert res.cost == pytest.approx(brute_force(X, y, w, k, np.arange(n), depth, ml), abs=1e-9)
+        assert res.cost >= free.cost - 1e-9
+        assert min(leaf_sizes(res.tree, X, np.arange(n))) >= min(ml, n)
+        check_result(res, X, y, depth, weights)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_min_leaf_hostile_sizes(seed):
+    """Minimum leaf sizes that leave (almost) nothing to search: above n / 2 (only a leaf),
+    exactly n / 2 or just below (one balanced cut per feature at most), a quarter of n or
+    more at depth three (a depth-two tree at most, the deepest level all leaves), above n
+    (the root leaf, allowed whatever its size); with ties, a constant column, weights of
+    zero (the rows still count towards a leaf's size) and all-zero weights. The optimum
+    equals brute force (small data) and the exhaustive search, and is never below the
+    optimum without the constraint."""
+    rng = np.random.default_rng(2800 + seed)
+    for trial in range(40):
+        X, y, k, weights = min_leaf_case(rng, 4, 40 if trial % 2 else 14)
+        n = len(y)
+        if trial % 7 == 3:
+            X[:, 0] = 1.5  # a constant column: no cut
+        if trial % 9 == 4:
+            weights = np.zeros(n)
+        elif trial % 5 == 2:
+            weights = np.where(rng.random(n) < 0.5, 0.0, 1.0)
+        w = np.ones(n) if weights is None else weights
+        depth = int(rng.integers(1, 4))
+        ml = int(rng.choice([n // 2, n // 2 + 1, (n + 1) // 2, max(1, n // 2 - 1), n // 4 + 1, n, n + 3]))
+        ml = max(ml, 1)
+        res = optimal_tree(X, y, depth, weights=weights, n_classes=k, min_leaf=ml)
+        ref = optimal_tree(X, y, depth, weights=weights, n_classes=k, min_leaf=ml, pruning=ALL_OFF)
+        assert res.status == ref.status == "optimal"
+        assert res.cost == pytest.approx(ref.cost, abs=1e-9), (seed, trial, n, depth, ml)
+        if n <= 14:
+            assert res.cost == pytest.approx(brute_force(X, y, w, k, np.arange(n), depth, ml), abs=1e-9)
+        assert res.cost >= optimal_tree(X, y, depth, weights=weights, n_classes=k).cost - 1e-9
+        sizes = leaf_sizes(res.tree, X, np.arange(n))
+        assert min(sizes) >= min(ml, n)
+        if 2 * ml > n:
+            assert len(sizes) == 1  # leaf-only
+        check_result(res, X, y, depth, weights)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_min_leaf_depth_three_on_larger_data(seed):
+    """Depth three on 60-160 rows, where the children of the root are depth-two searches of
+    their own (the two-phase compiled search, the relaxed sub-interval bound at the root):
+    the optimum equals the exhaustive search's, and with canonical ties the tree too."""
+    rng = np.random.default_rng(2600 + seed)
+    for trial in range(4):
+        X, y, k, weights = min_leaf_case(rng, 60, 160)
+        if trial % 2:
+            weights = None if weights is not None and np.any(weights != np.round(weights)) else weights
+        ml = int(rng.integers(2, 16))
+        res = optimal_tree(X, y, 3, weights=weights, n_classes=k, min_leaf=ml, canonical_ties=True)
+        ref = optimal_tree(X, y, 3, weights=weights, n_classes=k, min_leaf=ml, pruning=ALL_OFF, canonical_ties=True)
+        assert res.cost == pytest.approx(ref.cost, abs=1e-9), (seed, trial, ml)
+        if weights is None or np.all(weights == np.round(weights)):
+            assert res.tree == ref.tree, (seed, trial, ml)
+        assert min(leaf_sizes(res.tree, X, np.arange(len(y)))) >= ml
+        assert res.cost >= optimal_tree(X, y, 3, weights=weights, n_classes=k).cost
+
+
+@pytest.mark.parametrize("min_leaf", [5, 20])
+def test_min_leaf_on_real_data_equals_the_exhaustive_search(min_leaf):
+    X, y = load("haberman")
+    res = optimal_tree(X, y, 3, min_leaf=min_leaf)
+    ref = optimal_tree(X, y, 3, min_leaf=min_leaf, pruning=ALL_OFF)
+    assert res.status == "optimal" and res.cost == ref.cost
+    assert min(leaf_sizes(res.tree, X, np.arange(len(y)))) >= min_leaf
+    assert res.stats["free_ct_calls"] + res.stats["ct_calls"] < ref.stats["ct_calls"]  # the rules prune
+
+
+def test_min_leaf_time_limit_gap_and_numpy_path(monkeypatch):
+    """The proven lower bound of an interrupted min-leaf search and the results within a
+    gap stay below / within the exact optimum; the pure-numpy path (no numba) gives the
+    same optima with its own (Python) min-leaf rules."""
+    X, y = load("pima-indians-diabetes")
+    exact = optimal_tree(X, y, 3, min_leaf=20)
+    assert exact.status == "optimal"
+    cut = optimal_tree(X, y, 3, min_leaf=20, time_limit=0.3)
+    assert cut.lower_bound <= exact.cost <= cut.cost
+    for gap in (2.0, 6.0):
+        res = optimal_tree(X, y, 3, min_leaf=20, max_gap=gap)
+        assert exact.cost <= res.cost <= exact.cost + gap and res.lower_bound <= exact.cost
+    kernels = _kernels_module()
+    if kernels is None or not kernels.AVAILABLE:
+        return
+    rng = np.random.default_rng(2700)
+    for trial in range(12):
+        X, y, k, weights = min_leaf_case(rng, 10, 45)
+        depth = 2 + trial % 2
+        ml = int(rng.integers(2, 7))
+        compiled = optimal_tree(X, y, depth, weights=weights, n_classes=k, min_leaf=ml)
+        monkeypatch.setattr(kernels, "ACTIVE", False)
+        plain = optimal_tree(X, y, depth, weights=weights, n_classes=k, min_leaf=ml)
+        ref = optimal_tree(X, y, depth, weights=weights, n_classes=k, min_leaf=ml, pruning=ALL_OFF)
+        monkeypatch.setattr(kernels, "ACTIVE", kernels.AVAILABLE)
+        assert compiled.cost == pytest.approx(ref.cost, abs=1e-9)
+        assert plain.cost == pytest.approx(ref.cost, abs=1e-9)
+
+
 # --------------------------------------------------------------------------- (5) time limit
 
 
@@ -382,7 +520,7 @@ def test_the_many_class_kernels_give_the_same_trees(seed, monkeypatch):
         fractional = trial == 4
         if fractional:
             weights = rng.random(n) + 0.1
-        for depth, min_leaf in ((1, 1), (1, 3), (2, 1), (3, 1), (2, 4)):
+        for depth, min_leaf in ((1, 1), (1, 3), (2, 1), (3, 1), (2, 4), (3, 5)):
             out = {}
             for wide in (False, True):
                 monkeypatch.setattr(kernels_wide, "WIDE_CLASSES", 2 if wide else 1000)

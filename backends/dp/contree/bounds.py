@@ -20,12 +20,16 @@ class _Res:
     """Result of a bounded sub-problem search ``CT(D, d, B)``.
 
     ``tree``/``cost`` hold the best tree if one with cost <= B was found (then it is
-    optimal up to the node's gap); ``lb`` is a proven lower bound on the optimum.
+    optimal up to the node's gap); ``lb`` is a proven lower bound on the optimum. With a
+    minimum leaf size, ``free`` is a proven lower bound on the optimum of the same
+    sub-problem without it (the bound a growing side needs in Alg. 1, see
+    ``search._Solver.branch``); 0 when unknown.
     """
 
     cost: float
     tree: Optional[DPNode]
     lb: float
+    free: float = 0.0
 
 
 class _FeatState:

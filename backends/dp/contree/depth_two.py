@@ -6,6 +6,7 @@ tree materialisation, and the numpy kernels used when numba is absent. A mixin o
 from __future__ import annotations
 
 import bisect
+import math
 from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
@@ -58,7 +59,10 @@ class DepthTwo:
         def valid_positions(self, node: _Node) -> np.ndarray: ...
         def leaf(self, node: _Node) -> tuple[float, int]: ...
         def cuts(self, node: _Node, f: int) -> np.ndarray: ...
-        def branch(self, node: _Node, d: int, f: int, inc: _Incumbent, level: int, gap: float) -> None: ...
+        canonical_ties: bool
+
+        def branch(self, node: _Node, d: int, f: int, inc: _Incumbent, level: int, gap: float,
+                   lb1: float = 0.0) -> None: ...
 
     def depth_one(self, node: _Node) -> tuple[float, DPNode]:
         """Exact optimal depth-one tree (Eq. 4 with d = 1), vectorised over all splits."""
@@ -113,7 +117,9 @@ class DepthTwo:
         ``P[f2, i]`` is the position in ``f1``'s order of the row at position ``i`` of
         ``f2``'s order.  The class counts of Eq. (13) are cumulative sums of the class
         weights of the rows going left, taken along every ``f2`` order at once.
-        Returns ``(theta_L, theta_R, tree_or_None)``.
+        Returns ``(theta_L, theta_R, tree_or_None, free_L, free_R)``: with a minimum leaf
+        size, ``theta`` keeps it and ``free`` is the same side's optimum without it (the
+        bound its neighbours need, see ``kernels.d2_search``); otherwise both are equal.
         """
         self.stats["d2_calls"] += 1
         if self.wide or (self.compiled and self.min_leaf == 1 and want_tree):
@@ -128,26 +134,27 @@ class DepthTwo:
         errL = _two_side_errors(CL, totL)
         errR = _two_side_errors(CR, totR)
         valid = self.d2_valid(node)
+        errL = np.where(valid, errL, self.big)
+        errR = np.where(valid, errR, self.big)
+        leafL, leafR, thL, thR = self._side_costs(errL, errR, totL, totR)
+        uL, uR = thL, thR
         if self.min_leaf > 1:
             cntL = CL.sum(axis=0) if self.unit else np.cumsum(M, axis=1)
             nL = cntL[:, -1:]
             cntR = np.arange(1, node.m + 1)[None, :] - cntL
             nR = node.m - nL
             ml = self.min_leaf
-            okL = valid & (cntL >= ml) & (nL - cntL >= ml)
-            okR = valid & (cntR >= ml) & (nR - cntR >= ml)
+            okL = (cntL >= ml) & (nL - cntL >= ml)
+            okR = (cntR >= ml) & (nR - cntR >= ml)
             errL = np.where(okL, errL, self.big)
             errR = np.where(okR, errR, self.big)
-        else:
-            errL = np.where(valid, errL, self.big)
-            errR = np.where(valid, errR, self.big)
-        leafL, leafR, thL, thR = self._side_costs(errL, errR, totL, totR)
+            leafL, leafR, thL, thR = self._side_costs(errL, errR, totL, totR)
         if not want_tree:
-            return thL, thR, None
+            return thL, thR, None, uL, uR
         tl = self._d2_side(node, CL, totL, errL, thL, leafL)
         tr = self._d2_side(node, CR, totR, errR, thR, leafR)
         zpos = z  # position in f1 order
-        return thL, thR, DPSplit(f1, self.threshold(node, f1, zpos), tl, tr)
+        return thL, thR, DPSplit(f1, self.threshold(node, f1, zpos), tl, tr), uL, uR
 
     def _side_costs(self, errL, errR, totL, totR) -> tuple[float, float, float, float]:
         """Leaf cost of each side of a root split and the side's optimum (a depth-one
@@ -172,6 +179,8 @@ class DepthTwo:
         errors = _load_wide_kernels().d2_errors_wide if self.wide else _load_kernels().d2_errors
         errors(ordl, posl, cls, wts, self.d2_valid(node), K, f1, z, float(self.big), errL, errR, totL, totR)
         goleft = posl[f1] <= z  # by local row id
+        leafL, leafR, thL, thR = self._side_costs(errL, errR, totL, totR)
+        uL, uR = thL, thR
         if self.min_leaf > 1:  # as d2_split: rows (not weights) on each side of each cut
             cntL = np.cumsum(goleft[ordl], axis=1)
             nL = cntL[:, -1:]
@@ -180,9 +189,9 @@ class DepthTwo:
             ml = self.min_leaf
             errL = np.where((cntL >= ml) & (nL - cntL >= ml), errL, self.big)
             errR = np.where((cntR >= ml) & (nR - cntR >= ml), errR, self.big)
-        leafL, leafR, thL, thR = self._side_costs(errL, errR, totL, totR)
+            leafL, leafR, thL, thR = self._side_costs(errL, errR, totL, totR)
         if not want_tree:
-            return thL, thR, None
+            return thL, thR, None, uL, uR
         sides: list[DPNode] = []
         for err, tot, theta, leaf_cost, left in ((errL, totL, thL, leafL, True), (errR, totR, thR, leafR, False)):
             if theta == leaf_cost:
@@ -196,7 +205,7 @@ class DepthTwo:
             c = np.bincount(cls[f, : zz + 1][sel], weights=wts[f, : zz + 1][sel], minlength=K)
             sides.append(DPSplit(f, self.threshold(node, f, zz), DPLeaf(int(np.argmax(c))),
                                  DPLeaf(int(np.argmax(tot - c)))))
-        return thL, thR, DPSplit(f1, self.threshold(node, f1, z), sides[0], sides[1])
+        return thL, thR, DPSplit(f1, self.threshold(node, f1, z), sides[0], sides[1]), uL, uR
 
     def _d2_side(self, node, C, tot, err, theta, leaf_cost) -> DPNode:
         if theta == leaf_cost:
@@ -361,7 +370,8 @@ class DepthTwo:
             node.valid_idx = np.flatnonzero(self.d2_valid(node).ravel())
         return node.valid_idx
 
-    def solve_d2(self, node: _Node, inc: "_Incumbent", gap: float, is_root: bool = False) -> None:
+    def solve_d2(self, node: _Node, inc: "_Incumbent", gap: float, is_root: bool = False, lb1: float = 0.0,
+                 seed: tuple[int, int] = (-1, -1), two_phase: bool = False) -> float:
         """Depth-two sub-problem: Alg. 1 over all root features at once, in rounds.
 
         Each round pops every open interval of every feature, shrinks or drops it with IS
@@ -371,11 +381,22 @@ class DepthTwo:
         Alg. 2 kernel.  The evaluated points split the intervals; NB (Eq. 9) trims the
         pieces.  The rules are sound for any evaluation order and the bounds are tie-aware,
         so the result is the same tree as with the sequential Alg. 1.
+
+        With a minimum leaf size: ``lb1`` is a lower bound on every split (the unconstrained
+        optimum), ``seed`` a root split (feature, position) the compiled search evaluates
+        first (the unconstrained optimum's; (-1, -1): none). ``two_phase`` (compiled search
+        only): also find the optimum without the minimum leaf size, first, in the same
+        search (``kernels.d2_two_phase``), and return it (``inf`` when above the bound);
+        otherwise returns 0.
         """
-        if self.min_leaf > 1:
-            return self._solve_d2_minleaf(node, inc, gap)
         if self.compiled and self.d2_sequential:
-            return self._solve_d2_compiled(node, inc, gap, is_root)
+            if two_phase:
+                return self._solve_d2_two_phase(node, inc, gap)
+            self._solve_d2_compiled(node, inc, gap, is_root, lb1, seed)
+            return 0.0
+        if self.min_leaf > 1:
+            self._solve_d2_minleaf(node, inc, gap, lb1)
+            return 0.0
         rules = self.pruning
         tol = self.tol
         ordl, posl = self.local_index(node)
@@ -487,8 +508,10 @@ class DepthTwo:
                     pending.append((fs, prev_hi, j))
         if best_fz is not None and inc.f >= 0 and inc.tree is None:
             self.d2_tree(node, inc, best_fz)
+        return 0.0
 
-    def _solve_d2_compiled(self, node: _Node, inc: "_Incumbent", gap: float, is_root: bool) -> None:
+    def _solve_d2_compiled(self, node: _Node, inc: "_Incumbent", gap: float, is_root: bool, lb1: float = 0.0,
+                           seed: tuple[int, int] = (-1, -1)) -> None:
         """Depth-two sub-problem with Alg. 1 compiled (``kernels.d2_search``): the open
         intervals of all root features are searched breadth first (as the rounds of
         :meth:`solve_d2`, but one split at a time against the current incumbent), with the
@@ -497,6 +520,7 @@ class DepthTwo:
         anytime reports) between; the tree is materialised once, with ``d2_errors``, and
         below the root only when it ends up in the returned tree (:class:`_LazyD2`)."""
         K = self.K
+        ml = self.min_leaf
         kern = _load_kernels()
         sgn = self.sgn if self.sgn is not None else self.wd
         inc_arr = np.array([inc.cost, inc.f, inc.s, 1.0 if inc.active else 0.0, inc.outer,
@@ -505,7 +529,7 @@ class DepthTwo:
         if not is_root:  # one compiled call, scalars out: most sub-problems end here
             done, bf, bz, n_evals, n_sp = kern.d2_quick(
                 node.rows, node.order, node.vals, self.y, self.w, self.wd, sgn, K, self.scratch_pos, inc_arr,
-                gap, self.tol, self.rules_arr, 2 * self.batch_elems, self.wide)
+                gap, self.tol, self.rules_arr, 2 * self.batch_elems, self.wide, ml, lb1, seed[0], seed[1])
             if done:
                 self.stats["splits_evaluated"] += int(n_evals)
                 self.stats["d2_calls"] += int(n_evals)
@@ -520,10 +544,10 @@ class DepthTwo:
                                 inc.d_strict, inc.d_tie], dtype=np.float64)
             self.check_time()
         # one compiled call prepares the node, starts the queue and searches (often to the end)
-        (done, ordl, posl, valid, wcum, cuts, cstart, wcs, S, Sall, tot, cls, wts, cacc, queue, st, th, thL, thR,
-         mlr, counts, Atot, Btot, max_evals) = kern.d2_run(
+        (done, ordl, posl, valid, wcum, cuts, cstart, wcs, S, Sall, tot, cls, wts, cacc, queue, st, tcL, tcR, thL,
+         thR, mlr, counts, Atot, Btot, max_evals, xL, xR) = kern.d2_run(
             node.rows, node.order, node.vals, self.y, self.w, self.wd, sgn, K, self.scratch_pos, inc_arr, gap,
-            self.tol, self.rules_arr, 2 * self.batch_elems, self.wide)
+            self.tol, self.rules_arr, 2 * self.batch_elems, self.wide, ml, lb1, seed[0], seed[1], False, inc_arr)
         node.loc = (ordl, posl)  # kept for the tree (d2_tree) and other depth-two calls
         node.valid = valid
         node._wcum = wcum
@@ -543,7 +567,7 @@ class DepthTwo:
             self.check_time()
             done = kern.d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, cacc, valid,
                                   cuts, cstart, wcs, inc_arr, gap, self.tol, self.rules_arr, st, queue,
-                                  th, thL, thR, mlr, counts, max_evals)
+                                  tcL, tcR, thL, thR, mlr, counts, max_evals, ml, lb1, False, inc_arr, xL, xR)
         self.stats["splits_evaluated"] += int(counts[0])
         self.stats["d2_calls"] += int(counts[0])
         self.stats["intervals_pruned_sp"] += int(counts[1])
@@ -555,6 +579,63 @@ class DepthTwo:
             else:  # most depth-two optima never reach the final tree: build on demand
                 f, z = int(st[2]), int(st[3])
                 inc.tree = _LazyD2(-1, node.rows, f, z, self.threshold(node, f, z))
+
+    def _solve_d2_two_phase(self, node: _Node, inc: "_Incumbent", gap: float) -> float:
+        """Depth-two sub-problem below the root with a minimum leaf size, and its optimum
+        without one (returned; ``inf`` when above the bound), from the two-phase compiled
+        search (``kernels.d2_two_phase``): one call when small, else the same phases
+        resumed in chunks with time checks between. The tree is left lazy (``_LazyD2``)."""
+        K = self.K
+        ml = self.min_leaf
+        kern = _load_kernels()
+        sgn = self.sgn if self.sgn is not None else self.wd
+
+        def fresh() -> np.ndarray:
+            return np.array([inc.cost, inc.f, inc.s, 1.0 if inc.active else 0.0, inc.outer, inc.d_strict,
+                             inc.d_tie], dtype=np.float64)
+
+        inc_arr = fresh()
+        inc1 = inc_arr.copy()
+        self.check_time()
+        done, bf, bz, n_evals, n_sp, n_first = kern.d2_two_phase(
+            node.rows, node.order, node.vals, self.y, self.w, self.wd, sgn, K, self.scratch_pos, inc_arr, inc1, gap,
+            self.tol, self.rules_arr, 2 * self.batch_elems, self.wide, ml)
+        if not done:  # a large sub-problem: start over with the resumable calls
+            inc_arr = fresh()
+            inc1 = inc_arr.copy()
+            self.check_time()
+            (done, ordl, posl, valid, wcum, cuts, cstart, wcs, S, Sall, tot, cls, wts, cacc, queue, st, tcL, tcR, thL,
+             thR, mlr, counts, Atot, Btot, max_evals, xL, xR) = kern.d2_run(
+                node.rows, node.order, node.vals, self.y, self.w, self.wd, sgn, K, self.scratch_pos, inc1, gap,
+                self.tol, self.rules_arr, 2 * self.batch_elems, self.wide, ml, 0.0, -1, -1, True, inc_arr)
+            kind = 2 if K == 2 else 0 if self.wide else K
+            while not done:
+                self.check_time()
+                done = kern.d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, cacc, valid,
+                                      cuts, cstart, wcs, inc1, gap, self.tol, self.rules_arr, st, queue,
+                                      tcL, tcR, thL, thR, mlr, counts, max_evals, ml, 0.0, True, inc_arr, xL, xR)
+            n_first = counts[0]
+            bf = bz = -1
+            if inc1[3] != 0.0:
+                queue, st, mlr = kern.d2_phase2(cstart, cuts, node.m, ml, tcL, tcR, thL, xL, xR, inc_arr)
+                done = False
+                while not done:
+                    self.check_time()
+                    done = kern.d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, cacc, valid,
+                                          cuts, cstart, wcs, inc_arr, gap, self.tol, self.rules_arr, st, queue,
+                                          tcL, tcR, thL, thR, mlr, counts, max_evals, ml, inc1[0] - gap, False,
+                                          inc_arr, xL, xR)
+                bf, bz = st[2], st[3]
+            n_evals, n_sp = counts[0], counts[1]
+        self.stats["splits_evaluated"] += int(n_evals)
+        self.stats["d2_calls"] += int(n_evals)
+        self.stats["intervals_pruned_sp"] += int(n_sp)
+        self.stats["phase1_splits_evaluated"] = self.stats.get("phase1_splits_evaluated", 0) + int(n_first)
+        if bf >= 0:
+            inc.set(float(inc_arr[0]), None, int(inc_arr[1]), int(inc_arr[2]))
+            f, z = int(bf), int(bz)
+            inc.tree = _LazyD2(-1, node.rows, f, z, self.threshold(node, f, z))
+        return float(inc1[0]) if inc1[3] != 0.0 else math.inf
 
     def d2_tree(self, node: _Node, inc: "_Incumbent", best_fz: tuple[int, int]) -> None:
         """Materialise the incumbent depth-two tree (Alg. 2 with argmins)."""
@@ -569,7 +650,7 @@ class DepthTwo:
         if isinstance(tree, _LazyD2):
             root = self.root
             assert root is not None
-            if not self.materialise_numpy:  # one compiled call, no intermediate node
+            if not self.materialise_numpy and self.min_leaf == 1:  # one compiled call, no intermediate node
                 out = np.empty(9)
                 _load_answer_kernels().d2_subtree(tree.rows, root.order, root.vals, self.y, self.wd, self.K, tree.f1, tree.z,
                                            float(self.big), self.d_strict, self.tol, self.scratch_mask, out, self.wide)
@@ -604,10 +685,13 @@ class DepthTwo:
                 return DPSplit(tree.feature, tree.threshold, left, right)
         return tree
 
-    def _solve_d2_minleaf(self, node: _Node, inc: "_Incumbent", gap: float) -> None:
-        """Depth-two sub-problem with a minimum leaf size: plain Alg. 1 per feature."""
+    def _solve_d2_minleaf(self, node: _Node, inc: "_Incumbent", gap: float, lb1: float = 0.0) -> None:
+        """Depth-two sub-problem with a minimum leaf size without the compiled search:
+        Alg. 1 per feature (:meth:`search._Solver.branch`, with its minimum-leaf bounds)."""
         for f in range(self.p):
-            self.branch(node, 2, f, inc, 1, gap)
+            if inc.tree is not None and inc.cost <= lb1 and (f > inc.f or not self.canonical_ties):
+                continue  # no split can beat an incumbent at the lower bound
+            self.branch(node, 2, f, inc, 1, gap, lb1)
 
 
 def _two_side_errors(C: np.ndarray, tot: np.ndarray) -> np.ndarray:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .jit import AVAILABLE, njit
+from .kernels_minleaf import eval_binary_ml, eval_multi_ml, eval_wide_ml, relaxed_binary_ml
 from .kernels_wide import eval_wide
 
 #: True when the compiled kernels are used by dp_search (numba importable); tests may
@@ -328,8 +329,8 @@ def _enqueue(queue, st, cap, f, a, b, c, d):  # pragma: no cover
 
 @njit(cache=True, nogil=True)
 def d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, cacc, valid,
-              cuts, cstart, wcs, inc, gap, tol, rules, st, queue, th, thL, thR, mlr, counts,
-              max_evals):  # pragma: no cover
+              cuts, cstart, wcs, inc, gap, tol, rules, st, queue, tcL, tcR, thL, thR, mlr, counts,
+              max_evals, ml, lbf, twin, incm, xL, xR):  # pragma: no cover
     """Alg. 1 over every root feature of a depth-two sub-problem (resumable).
 
     Intervals of all root features are searched breadth first (a FIFO queue, like the
@@ -341,12 +342,42 @@ def d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, cacc, 
     ``cacc``), else multiclass.  The candidate positions of feature
     f are ``cuts[cstart[f]:cstart[f+1]]`` with prefix weights ``wcs`` (z(.) of the paper).
     ``inc`` is the incumbent (see ``_bound_for``) and is updated in place; ``rules`` the
-    NB/IS/SP switches.  State kept between calls: ``st`` = [queue head, queue length, best
-    f, best z], ``queue`` a ring of rows (f, i, j, u, v) -- u/v the evaluated neighbours of
-    interval [i, j] (each gap between evaluated points holds at most one open interval, so
-    they never change), ``th``/``thL``/``thR`` scores of evaluated points, ``mlr[f]`` the
-    IS limits (Theorem 2).  ``counts`` += [splits evaluated, intervals pruned by SP].
+    NB/IS/SP switches and the cross rule (below).  State kept between calls: ``st`` = [queue
+    head, queue length, best f, best z], ``queue`` a ring of rows (f, i, j, u, v) -- u/v the
+    evaluated neighbours of interval [i, j] (each gap between evaluated points holds at most
+    one open interval, so they never change), ``tcL``/``tcR``/``thL``/``thR`` the side costs
+    of evaluated points (below), ``mlr[f]`` the IS limits (Theorem 2; start at the root cuts that keep ``ml`` rows on each
+    side).  ``counts`` += [splits evaluated, intervals pruned by SP].
     Stops after ``max_evals`` evaluations; returns True when the search is complete.
+
+    Minimum leaf size ``ml`` (issue 25). Write OPT_m(D) for the optimal depth-one cost of the
+    rows D with leaves of >= ml rows, OPT_1(D) without the constraint. A split scores
+    ``theta_w = OPT_m(L_w) + OPT_m(R_w)``. The similarity bound (Eq. 3) holds for a side that
+    shrinks: for A subset of B, the optimal tree of A run on B keeps every leaf at >= ml rows
+    and misclassifies at most the added weight, so OPT_m(A) >= OPT_m(B) - w(B minus A). It
+    fails for a side that grows (OPT_m is not monotone), but OPT_m(B) >= OPT_1(B) >= OPT_1(A)
+    (a tree of B restricted to A is a tree of A). So for w' > w (left side grows, right
+    shrinks by the moved weight): theta_w' >= OPT_1(L_w) + OPT_m(R_w) - moved, and for w' < w:
+    theta_w' >= OPT_m(L_w) + OPT_1(R_w) - moved. The evaluator gives both costs per side in
+    one pass: ``tcL[c]``/``tcR[c]`` keep the constrained tL/tR, ``thL[c]``/``thR[c]`` the
+    unconstrained uL/uR. NB (Eq. 9) and IS (Eq. 11) use uL + tR to the right of a point and
+    tL + uR to its left; SP (Theorem 3, Eq. 12) bounds every w' in (u, v) by OPT_1(L_u) +
+    OPT_1(R_v) (OPT_m >= OPT_1, OPT_1 monotone); Theorem 2 becomes: every u < w has theta_u
+    >= OPT_1(R_u) >= OPT_1(R_w) = uR (prune them once uR exceeds the bound), every v > w has
+    theta_v >= uL. The cross rule (``rules[3]``, with IS): inside (u, v) both sides shrink
+    from a neighbour -- L_w' from L_v, R_w' from R_u -- so theta_w' >= tL_v + tR_u -
+    (z(v) - z(u)), by the similarity bound alone; with the IS ends and SP it makes the exact
+    set of w' in (u, v) whose bound max(tL_v - (z(v) - z(w')), uL_u) + max(tR_u - (z(w') -
+    z(u)), uR_v) is within the incumbent's (an interval: the bound is convex in z(w')).
+    ``lbf`` is a known lower bound on every split's score (the sub-problem's unconstrained
+    depth-two optimum, 0 when unknown): an interval is dropped when it exceeds the bound.
+    With ``ml`` == 1, u = t: ConTree's rules, unchanged (the cross rule is then optional).
+
+    ``twin`` (with ``ml`` > 1): search the optimum *without* the minimum leaf size (u only,
+    ConTree's rules, incumbent ``inc``) while recording every evaluated split's
+    constrained side costs in ``xL``/``xR`` and keeping the constrained incumbent ``incm``
+    (splits leaving ``ml`` rows on each side) -- the first phase of
+    :func:`d2_two_phase`, whose second phase continues from these evaluations.
     """
     p, m = ordl.shape
     goleft = np.empty(m, dtype=np.bool_)
@@ -356,6 +387,9 @@ def d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, cacc, 
     pre_r = np.empty(m if kind == 0 else 0)
     hs = _has_splits(valid)
     use_nb, use_is, use_sp = rules[0], rules[1], rules[2]
+    use_cross = use_is and rules[3]
+    cons = ml > 1 and not twin  # the minimum-leaf rules (else ConTree's, on t = u)
+    use_relaxed = cons and use_sp and rules[4] and kind == 2
     gl = np.empty(m, dtype=S.dtype)
     cap = queue.shape[0]
     evals = 0
@@ -379,10 +413,16 @@ def d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, cacc, 
                 i = mlr[f, 0]
             if mlr[f, 1] < j:
                 j = mlr[f, 1]
-            if u >= 0 and th[c0 + u] - B > 0:
-                i = max(i, np.searchsorted(wc, wc[u] + (th[c0 + u] - B) - tol, side="left"))
-            if v >= 0 and th[c0 + v] - B > 0:
-                j = min(j, np.searchsorted(wc, wc[v] - (th[c0 + v] - B) + tol, side="right") - 1)
+            if u >= 0:
+                su = thL[c0 + u] + tcR[c0 + u]  # theta_u (ml == 1), else its bound right of u
+                if su - B > 0:
+                    i = max(i, np.searchsorted(wc, wc[u] + (su - B) - tol, side="left"))
+            if v >= 0:
+                sv = tcL[c0 + v] + thR[c0 + v]  # theta_v (ml == 1), else its bound left of v
+                if sv - B > 0:
+                    j = min(j, np.searchsorted(wc, wc[v] - (sv - B) + tol, side="right") - 1)
+            if use_cross and u >= 0 and v >= 0 and tcL[c0 + v] + tcR[c0 + u] - (wc[v] - wc[u]) > B + tol:
+                i = j + 1  # both sides shrink from a neighbour: theta >= tL_v + tR_u - moved
             if i > j:
                 continue
         if use_sp:  # P_SP, Eq. (12)
@@ -390,16 +430,50 @@ def d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, cacc, 
             if lbI > B:
                 counts[1] += 1
                 continue
+            if use_relaxed and u >= 0 and v >= 0 and tcL[c0 + u] + tcR[c0 + v] > B:
+                # SP on the weightless relaxation (kernels_minleaf.relaxed_binary_ml)
+                evals += 1
+                counts[0] += 1
+                rL, rR = relaxed_binary_ml(ordl, posl, S, Sall, cuts, cstart, wcum, Atot, Btot, gl, f, cuts[c0 + u],
+                                           cuts[c0 + v], ml)
+                if max(rL, thL[c0 + u]) + max(rR, thR[c0 + v]) > B:
+                    counts[1] += 1
+                    continue
+        if cons and lbf > B:  # every split costs at least lbf
+            counts[1] += 1
+            continue
         w = (i + j) // 2
         z = cuts[c0 + w]
         evals += 1
         counts[0] += 1
-        if kind == 2:
-            tL, tR = _eval_binary_cuts(ordl, posl, S, Sall, cuts, cstart, wcum, Atot, Btot, hs, gl, f, z)
-        elif kind == 0:
-            tL, tR = eval_wide(ordl, posl, cls, wts, tot, cuts, cstart, hs, gl, cl, ca, tl, tr, pre_l, pre_r, f, z)
+        if ml > 1:
+            if kind == 2:
+                tL, tR, uL, uR = eval_binary_ml(ordl, posl, S, Sall, cuts, cstart, wcum, Atot, Btot, hs, gl, f, z, ml)
+            elif kind == 0:
+                tL, tR, uL, uR = eval_wide_ml(ordl, posl, cls, wts, tot, cuts, cstart, hs, gl, cl, ca, tl, tr,
+                                              pre_l, pre_r, f, z, ml)
+            else:
+                tL, tR, uL, uR = eval_multi_ml(ordl, posl, cls, wts, tot, cuts, cstart, cacc, hs, gl, cl, tl, tr,
+                                               f, z, ml)
         else:
-            tL, tR = _eval_multi_cuts(ordl, posl, cls, wts, tot, cuts, cstart, cacc, hs, gl, cl, tl, tr, f, z)
+            if kind == 2:
+                tL, tR = _eval_binary_cuts(ordl, posl, S, Sall, cuts, cstart, wcum, Atot, Btot, hs, gl, f, z)
+            elif kind == 0:
+                tL, tR = eval_wide(ordl, posl, cls, wts, tot, cuts, cstart, hs, gl, cl, ca, tl, tr, pre_l, pre_r, f, z)
+            else:
+                tL, tR = _eval_multi_cuts(ordl, posl, cls, wts, tot, cuts, cstart, cacc, hs, gl, cl, tl, tr, f, z)
+            uL = tL
+            uR = tR
+        if twin:  # keep the constrained costs, search on the unconstrained ones
+            xL[c0 + w] = tL
+            xR[c0 + w] = tR
+            if z + 1 >= ml and m - z - 1 >= ml and tL + tR <= _bound_for(incm, f, w) - gap:
+                incm[0] = tL + tR
+                incm[1] = f
+                incm[2] = w
+                incm[3] = 1.0
+            tL = uL
+            tR = uR
         tw = tL + tR
         if tw <= B:
             inc[0] = tw
@@ -408,21 +482,30 @@ def d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, cacc, 
             inc[3] = 1.0
             st[2] = f
             st[3] = z
-        th[c0 + w] = tw
-        thL[c0 + w] = tL
-        thR[c0 + w] = tR
+        tp = uL + tR  # bounds the splits right of w (uL = tL, tp = tw when ml == 1)
+        tm = tL + uR  # and those left of it
+        tcL[c0 + w] = tL
+        tcR[c0 + w] = tR
+        thL[c0 + w] = uL
+        thR[c0 + w] = uR
         if use_is:  # Theorem 2
-            if tL <= 0.0 and tw > _bound_for(inc, f, 0) - gap:
-                mlr[f, 0] = max(mlr[f, 0], w + 1)
-            if tR <= 0.0 and tw > _bound_for(inc, f, w + 1) - gap:
-                mlr[f, 1] = min(mlr[f, 1], w - 1)
+            if cons:
+                if uR > _bound_for(inc, f, 0) - gap:
+                    mlr[f, 0] = max(mlr[f, 0], w + 1)
+                if uL > _bound_for(inc, f, w + 1) - gap:
+                    mlr[f, 1] = min(mlr[f, 1], w - 1)
+            else:
+                if tL <= 0.0 and tw > _bound_for(inc, f, 0) - gap:
+                    mlr[f, 0] = max(mlr[f, 0], w + 1)
+                if tR <= 0.0 and tw > _bound_for(inc, f, w + 1) - gap:
+                    mlr[f, 1] = min(mlr[f, 1], w - 1)
         lo = w - 1
         hi = w + 1
         if use_nb:  # P_NB, Eq. (9)
-            r_ = tw - (_bound_for(inc, f, w - 1) - gap)
+            r_ = tm - (_bound_for(inc, f, w - 1) - gap)
             if r_ > 0:
                 lo = min(lo, np.searchsorted(wc, wc[w] - r_ + tol, side="right") - 1)
-            r_ = tw - (_bound_for(inc, f, w + 1) - gap)
+            r_ = tp - (_bound_for(inc, f, w + 1) - gap)
             if r_ > 0:
                 hi = max(hi, np.searchsorted(wc, wc[w] + r_ - tol, side="left"))
         if i <= lo:
@@ -655,23 +738,32 @@ def d2_prepare(rows, order, vals, y, w, wd, sgn, K, lid, wide):  # pragma: no co
 
 
 @njit(cache=True, nogil=True)
-def d2_state(cstart):  # pragma: no cover
+def d2_state(cstart, cuts, m, ml):  # pragma: no cover
     """Fresh state of :func:`d2_search` for the candidates of ``cstart``: the queue holding
-    one interval per feature with candidates, ``st``, the score arrays, the IS limits
-    ``mlr`` and the counters."""
+    one interval per feature with root candidates (the cuts leaving at least ``ml`` of the
+    node's ``m`` rows on each side), ``st``, the score arrays, the IS limits ``mlr`` and
+    the counters."""
     p = cstart.shape[0] - 1
     nc = cstart[p]
     queue = np.empty((nc + 1, 5), dtype=np.int64)
     mlr = np.empty((p, 2), dtype=np.int64)
     q = 0
     for f in range(p):
-        mf = cstart[f + 1] - cstart[f]
-        mlr[f, 0] = 0
-        mlr[f, 1] = mf - 1
-        if mf > 0:
+        c0 = cstart[f]
+        mf = cstart[f + 1] - c0
+        lo = 0
+        hi = mf - 1
+        if ml > 1:
+            while lo < mf and cuts[c0 + lo] + 1 < ml:
+                lo += 1
+            while hi >= 0 and m - cuts[c0 + hi] - 1 < ml:
+                hi -= 1
+        mlr[f, 0] = lo
+        mlr[f, 1] = hi
+        if lo <= hi:
             queue[q, 0] = f
-            queue[q, 1] = 0
-            queue[q, 2] = mf - 1
+            queue[q, 1] = lo
+            queue[q, 2] = hi
             queue[q, 3] = -1
             queue[q, 4] = -1
             q += 1
@@ -680,19 +772,115 @@ def d2_state(cstart):  # pragma: no cover
     st[1] = q
     st[2] = -1
     st[3] = -1
-    return queue, st, np.empty(nc), np.empty(nc), np.empty(nc), mlr, np.zeros(2, dtype=np.int64)
+    # thL is NaN at the candidates not evaluated (read by d2_phase2)
+    return queue, st, np.empty(nc), np.empty(nc), np.full(nc, np.nan), np.empty(nc), mlr, np.zeros(2, dtype=np.int64)
 
 
 @njit(cache=True, nogil=True)
-def d2_run(rows, order, vals, y, w, wd, sgn, K, lid, inc, gap, tol, rules, budget, wide):  # pragma: no cover
+def d2_phase2(cstart, cuts, m, ml, tcL, tcR, thL, xL, xR, incm):  # pragma: no cover
+    """State of the second phase of :func:`d2_two_phase`: the constrained search over the
+    root splits leaving ``ml`` rows on each side, starting from the splits the first phase
+    evaluated (``thL`` not NaN; their constrained side costs ``xL``/``xR`` are copied into
+    ``tcL``/``tcR``): one interval per gap between evaluated splits, with the evaluated
+    neighbours as u/v (a neighbour outside the root range bounds its side as well: the
+    bounds are set functions of the sides' rows). ``st[2:4]`` start at ``incm``'s split."""
+    p = cstart.shape[0] - 1
+    nc = cstart[p]
+    queue = np.empty((nc + 1, 5), dtype=np.int64)
+    mlr = np.empty((p, 2), dtype=np.int64)
+    st = np.empty(4, dtype=np.int64)
+    q = 0
+    for f in range(p):
+        c0 = cstart[f]
+        mf = cstart[f + 1] - c0
+        lo = 0
+        hi = mf - 1
+        while lo < mf and cuts[c0 + lo] + 1 < ml:
+            lo += 1
+        while hi >= 0 and m - cuts[c0 + hi] - 1 < ml:
+            hi -= 1
+        mlr[f, 0] = lo
+        mlr[f, 1] = hi
+        u = -1
+        for k in range(mf + 1):
+            if k < mf and thL[c0 + k] != thL[c0 + k]:
+                continue
+            if k < mf:
+                tcL[c0 + k] = xL[c0 + k]
+                tcR[c0 + k] = xR[c0 + k]
+            a = max(u + 1, lo)
+            b = min(k - 1, hi)
+            if a <= b:
+                queue[q, 0] = f
+                queue[q, 1] = a
+                queue[q, 2] = b
+                queue[q, 3] = u
+                queue[q, 4] = k if k < mf else -1
+                q += 1
+            u = k
+    st[0] = 0
+    st[1] = q
+    st[2] = -1
+    st[3] = -1
+    if incm[3] != 0.0 and incm[1] >= 0:
+        f = int(incm[1])
+        st[2] = f
+        st[3] = cuts[cstart[f] + int(incm[2])]
+    return queue, st, mlr
+
+
+@njit(cache=True, nogil=True)
+def _seed(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, cacc, cuts, cstart, inc, gap, st, counts,
+          ml, sf, sz):  # pragma: no cover
+    """Evaluate the root split (feature ``sf``, position ``sz``) first and make it the
+    incumbent when it is good enough (an unconstrained optimum's root split, which often
+    also is the constrained one). Nothing is recorded for the interval search."""
+    p, m = ordl.shape
+    c0 = cstart[sf]
+    c1 = cstart[sf + 1]
+    w = np.searchsorted(cuts[c0:c1], sz)
+    if w >= c1 - c0 or cuts[c0 + w] != sz or sz + 1 < ml or m - sz - 1 < ml:
+        return
+    K = tot.shape[0]
+    gl = np.empty(m, dtype=S.dtype)
+    hs = cstart[p] > 0
+    counts[0] += 1
+    if kind == 2:
+        tL, tR, uL, uR = eval_binary_ml(ordl, posl, S, Sall, cuts, cstart, wcum, Atot, Btot, hs, gl, sf, sz, ml)
+    elif kind == 0:
+        tL, tR, uL, uR = eval_wide_ml(ordl, posl, cls, wts, tot, cuts, cstart, hs, gl, np.zeros(K), np.zeros(K),
+                                      np.zeros(K), np.zeros(K), np.empty(m), np.empty(m), sf, sz, ml)
+    else:
+        tL, tR, uL, uR = eval_multi_ml(ordl, posl, cls, wts, tot, cuts, cstart, cacc, hs, gl, np.zeros(K),
+                                       np.zeros(K), np.zeros(K), sf, sz, ml)
+    tw = tL + tR
+    if tw <= _bound_for(inc, sf, w) - gap:
+        inc[0] = tw
+        inc[1] = sf
+        inc[2] = w
+        inc[3] = 1.0
+        st[2] = sf
+        st[3] = sz
+
+
+@njit(cache=True, nogil=True)
+def d2_run(rows, order, vals, y, w, wd, sgn, K, lid, inc, gap, tol, rules, budget, wide, ml, lbf, sf, sz,
+           twin, incm):  # pragma: no cover
     """:func:`d2_prepare`, :func:`d2_state` and the first chunk of :func:`d2_search` (at
     most ``budget`` row-feature steps) in one call: most depth-two sub-problems finish
-    here. Returns ``done``, the prepared arrays, the search state, ``Atot``, ``Btot`` and
-    the chunk size in evaluations for resuming with :func:`d2_search`."""
+    here. Returns ``done``, the prepared arrays, the search state, ``Atot``, ``Btot``, the
+    chunk size in evaluations for resuming with :func:`d2_search` and the constrained side
+    costs ``xL``/``xR`` of a ``twin`` search. ``ml``: minimum leaf size, ``lbf``: a lower
+    bound on every split, ``(sf, sz)``: a root split evaluated first when ``ml`` > 1 (``sf``
+    -1: none); ``twin``, ``incm``: the first phase of :func:`d2_two_phase` (``inc`` is then
+    the incumbent without the minimum leaf size, ``incm`` the one with it)."""
     p, m = order.shape
     (ordl, posl, valid, wcum, cuts, cstart, wcs, S, Sall, tot, cls, wts, cacc) = d2_prepare(
         rows, order, vals, y, w, wd, sgn, K, lid, wide)
-    queue, st, th, thL, thR, mlr, counts = d2_state(cstart)
+    queue, st, tcL, tcR, thL, thR, mlr, counts = d2_state(cstart, cuts, m, 1 if twin else ml)
+    nc = cuts.shape[0]
+    xL = np.empty(nc if twin else 0)
+    xR = np.empty(nc if twin else 0)
     if K == 2:
         kind = 2
         Atot = tot[0]
@@ -706,24 +894,62 @@ def d2_run(rows, order, vals, y, w, wd, sgn, K, lid, inc, gap, tol, rules, budge
         # a row-feature step per position (twice when wide), and a per-class scan per candidate
         per_eval = 3 * p * m if wide else 2 * p * m + cuts.shape[0] * K
     max_evals = max(1, budget // max(per_eval, 1))
+    if ml > 1 and sf >= 0 and not twin:
+        _seed(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, cacc, cuts, cstart, inc, gap, st, counts,
+              ml, sf, sz)
     done = d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, cacc, valid, cuts, cstart, wcs,
-                     inc, gap, tol, rules, st, queue, th, thL, thR, mlr, counts, max_evals)
-    return (done, ordl, posl, valid, wcum, cuts, cstart, wcs, S, Sall, tot, cls, wts, cacc, queue, st, th, thL, thR,
-            mlr, counts, Atot, Btot, max_evals)
+                     inc, gap, tol, rules, st, queue, tcL, tcR, thL, thR, mlr, counts, max_evals, ml, lbf,
+                     twin, incm, xL, xR)
+    return (done, ordl, posl, valid, wcum, cuts, cstart, wcs, S, Sall, tot, cls, wts, cacc, queue, st, tcL, tcR, thL,
+            thR, mlr, counts, Atot, Btot, max_evals, xL, xR)
 
 
 @njit(cache=True, nogil=True)
-def d2_quick(rows, order, vals, y, w, wd, sgn, K, lid, inc, gap, tol, rules, budget, wide):  # pragma: no cover
+def d2_quick(rows, order, vals, y, w, wd, sgn, K, lid, inc, gap, tol, rules, budget, wide, ml, lbf, sf,
+             sz):  # pragma: no cover
     """:func:`d2_run` returning scalars only: ``(done, best f, best z, evaluations,
     intervals pruned by SP)``; ``inc`` is updated in place. Boxing the two dozen arrays of
     ``d2_run`` costs more than the search of a small sub-problem, and they are only needed
     to resume (``done`` False: the caller starts over with the resumable calls) or to
     build the tree (done later, from the rows, if the tree is used)."""
-    res = d2_run(rows, order, vals, y, w, wd, sgn, K, lid, inc, gap, tol, rules, budget, wide)
+    res = d2_run(rows, order, vals, y, w, wd, sgn, K, lid, inc, gap, tol, rules, budget, wide, ml, lbf, sf, sz,
+                 False, inc)
     st = res[15]
-    counts = res[20]
+    counts = res[21]
     return res[0], st[2], st[3], counts[0], counts[1]
 
+
+@njit(cache=True, nogil=True)
+def d2_two_phase(rows, order, vals, y, w, wd, sgn, K, lid, inc, inc1, gap, tol, rules, budget, wide,
+                 ml):  # pragma: no cover
+    """A depth-two sub-problem with minimum leaf size ``ml`` and, for the caller's bounds
+    (``search._Solver.branch``), the same sub-problem's optimum without it, in one call
+    when within ``budget``. Phase one is the search without the constraint (incumbent
+    ``inc1``, a copy of ``inc``), with the evaluator that also gives the constrained side
+    costs, so it also improves the constrained incumbent ``inc``; when it finds nothing
+    within the bound, neither can the constrained search (OPT_m >= OPT_1: every tree with
+    large leaves is a tree). Phase two is the constrained search (:func:`d2_search` with
+    its minimum-leaf rules), starting from every split phase one evaluated
+    (:func:`d2_phase2`) and knowing OPT_1 as a lower bound on every split. Returns
+    ``(done, best f, best z, evaluations, intervals pruned, evaluations of phase one)``; ``inc`` and ``inc1`` are
+    updated in place (``inc1[3]`` 0: nothing without the constraint within the bound).
+    ``done`` False: over budget, the caller starts over with :func:`d2_run`."""
+    res = d2_run(rows, order, vals, y, w, wd, sgn, K, lid, inc1, gap, tol, rules, budget, wide, ml, 0.0, -1, -1,
+                 True, inc)
+    counts = res[21]
+    if not res[0]:
+        return False, -1, -1, counts[0], counts[1], counts[0]
+    (done, ordl, posl, valid, wcum, cuts, cstart, wcs, S, Sall, tot, cls, wts, cacc, queue, st, tcL, tcR, thL, thR,
+     mlr, counts, Atot, Btot, max_evals, xL, xR) = res
+    first = counts[0]
+    if inc1[3] == 0.0:  # no tree within the bound, so none with large leaves
+        return True, -1, -1, counts[0], counts[1], first
+    queue, st, mlr = d2_phase2(cstart, cuts, order.shape[1], ml, tcL, tcR, thL, xL, xR, inc)
+    kind = 2 if K == 2 else (0 if wide else K)
+    done = d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, cacc, valid, cuts, cstart, wcs,
+                     inc, gap, tol, rules, st, queue, tcL, tcR, thL, thR, mlr, counts, max_evals, ml, inc1[0] - gap,
+                     False, inc, xL, xR)
+    return done, st[2], st[3], counts[0], counts[1], first
 
 
 @njit(cache=True, nogil=True)

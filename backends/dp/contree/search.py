@@ -113,13 +113,24 @@ class _Solver(DepthTwo):
         self.min_leaf = min_leaf
         self.max_gap = max_gap
         self.deadline = deadline
-        # The similarity lower bound (Eq. 3) needs theta(D) to be monotone in D, which a
-        # minimum leaf size breaks (a tree for more rows can violate it on fewer rows), so
-        # NB / IS / SP are only sound -- and only used -- when min_leaf == 1.
+        # ConTree's rules read the similarity bound (Eq. 3) on both sides of a split, which
+        # needs theta(D) monotone in D; a minimum leaf size breaks that for the side that
+        # grows. ``monotone`` False: the rules bound the growing side by its optimum without
+        # the constraint instead (see ``branch``), which ``free`` -- the same search with
+        # min_leaf 1, its own cache -- gives for sub-problems of depth two or more.
         self.monotone = min_leaf == 1
-        self.pruning = pruning if self.monotone else PruningRules(False, False, False)
+        self.pruning = pruning
+        self.free: Optional[_Solver] = None
+        self.free_mode = "kernel"  # see solve_min_leaf
+        self.relaxed_sp = True
+        self.free_cache: dict[tuple[int, bytes], float] = {}
+        if not self.monotone and (pruning.neighbourhood or pruning.interval_shrinking or pruning.sub_interval):
+            self.free = _Solver(X, y, w, n_classes, depth, 1, max_gap, deadline, pruning, None, start, canonical_ties)
+        # The cross rule (``branch``): part of IS with a minimum leaf size; optional (off,
+        # ConTree's rules as published) without one.
+        self.cross = not self.monotone
         self.rules_arr = np.array([self.pruning.neighbourhood, self.pruning.interval_shrinking,
-                                   self.pruning.sub_interval], dtype=np.bool_)
+                                   self.pruning.sub_interval, self.cross, self.cross], dtype=np.bool_)
         self.on_progress = on_progress
         self.start = start
         total = float(w.sum())
@@ -181,13 +192,16 @@ class _Solver(DepthTwo):
             "d1_calls": 0,
             "splits_evaluated": 0,
             "intervals_pruned_sp": 0,
+            "intervals_pruned_relaxed": 0,
+            "relaxed_attempts": 0,
+            "relaxed_evals": 0,
         }
         # root anytime state
         self.root_cost = math.inf
         self.root_tree: Optional[DPNode] = None
         self.root_lb = 0.0
         self.root_feature = -1
-        self.root_branch: Optional[tuple] = None  # (Q, th, thL, thR, V) of the root feature
+        self.root_branch: Optional[tuple] = None  # (Q, thL, thR, V) of the root feature
         self.root_current: Optional[tuple[int, int]] = None
         self.root: Optional[_Node] = None
 
@@ -333,6 +347,8 @@ class _Solver(DepthTwo):
 
     def solve(self, node: _Node, d: int, bound: float, level: int) -> _Res:
         """``CT(D, d, B)``: an optimal tree if one with cost <= ``bound`` exists (Eq. 4)."""
+        if self.free is not None and level > 0 and d >= 2:
+            return self.solve_min_leaf(node, d, bound, level)
         self.stats["ct_calls"] += 1
         key = self.key(node, d)
         entry = self.cache.get(key)
@@ -349,7 +365,68 @@ class _Solver(DepthTwo):
             self.cache[key] = res.lb if not isinstance(entry, float) else max(entry, res.lb)
         return res
 
-    def _solve(self, node: _Node, d: int, bound: float, level: int) -> _Res:
+    def solve_min_leaf(self, node: _Node, d: int, bound: float, level: int) -> _Res:
+        """:meth:`solve` with a minimum leaf size, below the root. Besides the constrained
+        result, the caller's bounds need ``free``, a lower bound on the optimum OPT_1 of
+        the same sub-problem without the constraint (see :meth:`branch`). Two sources:
+
+        * depth two, compiled (``free_mode`` "kernel"): ``kernels.d2_two_phase``, one search
+          for OPT_1 whose evaluations give the constrained side costs as well, then the
+          constrained search continuing from them;
+        * otherwise (or ``free_mode`` "twin"): the sub-problem without the constraint first
+          (``self.free``, the same search with min_leaf 1 and its own cache, bounded by the
+          same ``bound``). Its optimum OPT_1 bounds the constrained one from below (every
+          tree with large leaves is a tree): OPT_1 > bound proves the constrained search
+          fails; an optimal leaf without the constraint is optimal with it (a leaf is always
+          allowed); otherwise the constrained search runs knowing OPT_1 as a lower bound on
+          every split (it stops once its incumbent reaches it) and, at depth two, evaluates
+          the unconstrained optimum's root split first.
+
+        The ``free`` bounds are cached apart (``free_cache``), as the best one proven."""
+        self.stats["ct_calls"] += 1
+        key = self.key(node, d)
+        entry = self.cache.get(key)
+        known = self.free_cache.get(key, 0.0)
+        if entry is not None:
+            self.stats["cache_hits"] += 1
+            if isinstance(entry, _Res):
+                return _Res(entry.cost, entry.tree, entry.lb, known)
+            if entry > bound:
+                return _Res(math.inf, None, entry, known)
+        lb_entry = entry if isinstance(entry, float) else 0.0
+        by_kernel = (self.free_mode in ("kernel", "none") and d == 2 and self.compiled and self.d2_sequential
+                     and node.m >= 2 * self.min_leaf)
+        if by_kernel:
+            res = self._solve(node, d, bound, level, two_phase=self.free_mode == "kernel")
+            free = max(known, res.free)
+        else:
+            free_res = self.free.solve(node, d, bound, level)  # type: ignore[union-attr]
+            free = max(known, free_res.lb)  # proven lower bound on OPT_1 (equal to it without a gap)
+            ftree = free_res.tree
+            if ftree is None:  # OPT_m >= OPT_1 > bound
+                self.cache[key] = max(lb_entry, free)
+                self.free_cache[key] = free
+                return _Res(math.inf, None, max(lb_entry, free), free)
+            if isinstance(ftree, DPLeaf) and not isinstance(ftree, _LazyD2):
+                res = _Res(free_res.cost, ftree, free_res.lb)
+            else:
+                seed = (ftree.f1, ftree.z) if isinstance(ftree, _LazyD2) else (-1, -1)
+                res = self._solve(node, d, bound, level, free, seed)
+        if res.tree is None:
+            res.lb = max(res.lb, free, lb_entry)
+        res.free = free
+        self.free_cache[key] = free
+        if res.tree is not None:
+            self.cache[key] = res
+        else:
+            self.cache[key] = res.lb
+        return res
+
+    def _solve(self, node: _Node, d: int, bound: float, level: int, lb1: float = 0.0,
+               seed: tuple[int, int] = (-1, -1), two_phase: bool = False) -> _Res:
+        """:meth:`solve` without the cache. ``lb1`` (a lower bound on every split),
+        ``seed`` and ``two_phase`` (the result's ``free`` from the same compiled search)
+        come from :meth:`solve_min_leaf`."""
         cost_leaf, label = self.leaf(node)
         gap_node, gap_local = self.gap_split(level) if self.max_gap > 0 else (0.0, 0.0)
         if d == 0 or cost_leaf <= 0.0 or node.m < 2 * self.min_leaf:
@@ -361,28 +438,65 @@ class _Solver(DepthTwo):
         if cost_leaf <= bound:
             inc.set(cost_leaf, DPLeaf(label), -1, -1)
         if d == 2:
-            self.solve_d2(node, inc, gap_local, level == 0)
+            free = self.solve_d2(node, inc, gap_local, level == 0, lb1, seed, two_phase)
+            if two_phase:  # the optimum without the minimum leaf size, as a proven lower bound
+                free = self.lb_after_fail(bound - gap_node) if free == math.inf else max(0.0, free - gap_node)
             if inc.tree is not None:
-                return _Res(inc.cost, inc.tree, max(0.0, inc.cost - gap_node))
-            return _Res(math.inf, None, self.lb_after_fail(bound - gap_node))
+                return _Res(inc.cost, inc.tree, max(0.0, inc.cost - gap_node), free)
+            return _Res(math.inf, None, self.lb_after_fail(bound - gap_node), free)
         for rank, f in enumerate(self.feature_order(node)):
-            if inc.tree is not None and inc.cost <= 0.0 and (f > inc.f or not self.canonical_ties):
-                continue  # "if theta_opt = 0 then break" (Alg. 1); lower features may tie
+            if inc.tree is not None and inc.cost <= lb1 and (f > inc.f or not self.canonical_ties):
+                continue  # "if theta_opt = 0 then break" (Alg. 1; lb1 >= 0 a lower bound); lower features may tie
             self.check_time()
             if level == 0:
                 self.root_feature = rank
-            self.branch(node, d, f, inc, level, gap_local)
+            self.branch(node, d, f, inc, level, gap_local, lb1)
         if inc.tree is not None:
             return _Res(inc.cost, inc.tree, max(0.0, inc.cost - gap_node))
         return _Res(math.inf, None, self.lb_after_fail(bound - gap_node))
 
     # ---------------------------------------------------------------- Branch (Alg. 1)
 
-    def branch(self, node: _Node, d: int, f: int, inc: "_Incumbent", level: int, gap: float) -> None:
+    def branch(self, node: _Node, d: int, f: int, inc: "_Incumbent", level: int, gap: float,
+               lb1: float = 0.0) -> None:
         """Alg. 1 ``Branch(D, d, f, UB)``: search the thresholds of feature ``f``.
 
         Updates ``inc`` in place.  ``gap`` is this node's share of ``max_gap`` ("Optimality
         Gap" paragraph): candidates that cannot improve by more than it are pruned.
+
+        Minimum leaf size m (``self.monotone`` False). Write OPT_m(D) for the optimum of the
+        rows D (at the children's depth) with leaves of >= m rows and OPT_1(D) without the
+        constraint; a split w scores theta_w = OPT_m(L_w) + OPT_m(R_w), and w(A - B) is the
+        weight of the rows of A not in B. ConTree's rules all derive from the similarity
+        bound, Eq. (3), OPT(D_new) >= OPT(D_old) - w(D_old - D_new), applied to both sides.
+        With the constraint it still holds where D_new is a subset of D_old (the side that
+        shrinks): the optimal tree of D_new run on D_old keeps every leaf at >= m rows and
+        misclassifies at most the added weight. Where D_new grows it fails (a tree of D_new
+        restricted to D_old may have small leaves), but OPT_m(D_new) >= OPT_1(D_new) >=
+        OPT_1(D_old): every constrained tree is a tree, and OPT_1 is monotone. Hence, with
+        uL_w <= OPT_1(L_w), uR_w <= OPT_1(R_w) (``free`` of the children's results, or the
+        depth-one optima of ``d2_split``) and tL_w, tR_w (lower bounds on) the constrained
+        optima, for every w' > w
+
+            theta_w' >= OPT_1(L_w') + OPT_m(R_w') >= uL_w + tR_w - w(R_w - R_w'),
+
+        and for every w' < w, theta_w' >= tL_w + uR_w - w(L_w - L_w'): the first bound is
+        used by NB (Eq. 9) right of w and by IS (Eq. 11) when w is the left neighbour u of an
+        interval, the second left of w and from the right neighbour v (``tcL``/``tcR`` keep
+        tL/tR, ``thL``/``thR`` uL/uR). Cross rule (with IS): inside (u, v) both sides shrink
+        from a neighbour, L_w' from L_v and R_w' from R_u, so theta_w' >= tL_v + tR_u -
+        w(L_v - L_u) by the similarity bound alone; with the two IS ends and SP this keeps
+        exactly the w' whose bound max(tL_v - w(L_v - L_w'), uL_u) + max(tR_u - w(R_u -
+        R_w'), uR_v) is within the incumbent's (the bound is convex in z(w')). SP (Theorem 3,
+        Eq. 12): every w' in (u, v) has theta_w' >= OPT_1(L_w') + OPT_1(R_w') >= uL_u + uR_v,
+        which also bounds the rest of an interrupted root search (``root_lower_bound``) and
+        replaces a child left unsolved (the fallbacks fbL/fbR: OPT_m(L_w) >= OPT_1(L_w) >=
+        uL_u). Theorem 2 becomes: every u < w has theta_u >= OPT_1(R_u) >= uR_w, every v > w
+        has theta_v >= uL_w, so all of them go once that exceeds the bound (ConTree's version,
+        for a zero side, needs monotone costs). ``lb1``, a lower bound on every split (the
+        unconstrained optimum of the node), drops whole intervals. The cached lower bounds
+        are lower bounds on the constrained problem and stay valid. With min_leaf 1, u = t:
+        ConTree's rules exactly (the cross rule, ``self.cross``, is then off by default).
         """
         cuts = self.cuts(node, f)
         mf = cuts.shape[0]
@@ -392,19 +506,25 @@ class _Solver(DepthTwo):
         rules = self.pruning
         tol = self.tol
         is_root = level == 0
+        monotone = self.monotone
         if d == 2:
             pos = self.scratch_pos
             pos[node.order[f]] = np.arange(node.m, dtype=np.int32)
             P = pos[node.order]
         # evaluated split indices and their (lower bounds on) scores
         V: list[int] = []
-        th: dict[int, float] = {}
-        thL: dict[int, float] = {}
+        tcL: dict[int, float] = {}  # (lower bounds on) the sides' optima
+        tcR: dict[int, float] = {}
+        thL: dict[int, float] = {}  # the same without the minimum leaf size (= tcL / tcR without one)
         thR: dict[int, float] = {}
+        cross = self.cross and rules.interval_shrinking
+        # SP on the weightless relaxation (``relaxed_sides``): children of depth two, compiled
+        relax = self.relaxed_sp and not monotone and d == 3 and self.compiled and rules.sub_interval
+        rel: dict[tuple[Optional[int], Optional[int]], tuple[float, float]] = {}
         ML, MR = 0, mf - 1
         Q: deque[tuple[int, int]] = deque([(0, mf - 1)])
         if is_root:
-            self.root_branch = (Q, th, thL, thR, V)
+            self.root_branch = (Q, thL, thR, V)
         while Q:
             i, j = Q.popleft() if self.bfs else Q.pop()
             B = inc.bound_for(f, j) - gap  # inclusive bound for every split in [i..j]
@@ -416,17 +536,34 @@ class _Solver(DepthTwo):
                     i = ML
                 if MR < j:
                     j = MR
-                if u is not None and th[u] - B > 0:
-                    i = max(i, bisect.bisect_left(wc, wc[u] + (th[u] - B) - tol))
-                if v is not None and th[v] - B > 0:
-                    j = min(j, bisect.bisect_right(wc, wc[v] - (th[v] - B) + tol) - 1)
+                if u is not None:
+                    su = thL[u] + tcR[u]  # theta_u when monotone; else the bound right of u
+                    if su - B > 0:
+                        i = max(i, bisect.bisect_left(wc, wc[u] + (su - B) - tol))
+                if v is not None:
+                    sv = tcL[v] + thR[v]  # theta_v when monotone; else the bound left of v
+                    if sv - B > 0:
+                        j = min(j, bisect.bisect_right(wc, wc[v] - (sv - B) + tol) - 1)
+                if cross and u is not None and v is not None and tcL[v] + tcR[u] - (wc[v] - wc[u]) > B + tol:
+                    continue  # both sides shrink from a neighbour (the cross rule, above)
                 if i > j:
                     continue
             if rules.sub_interval:  # P_SP, Eq. (12) (one-sided versions are also valid)
-                lbI = (thL[u] if u is not None else 0.0) + (thR[v] if v is not None else 0.0)
+                aL, aR = rel.get((u, v), (0.0, 0.0)) if relax else (0.0, 0.0)
+                lbI = max(thL[u] if u is not None else 0.0, aL) + max(thR[v] if v is not None else 0.0, aR)
                 if lbI > B:
                     self.stats["intervals_pruned_sp"] += 1
                     continue
+                if relax and u is not None and v is not None and max(tcL[u], aL) + max(tcR[v], aR) > B:
+                    aL, aR = self.relaxed_sides(node, f, int(cuts[u]), int(cuts[v]), max(thL[u], aL),
+                                                max(thR[v], aR), tcL[u], tcR[v], B)
+                    rel[(u, v)] = (aL, aR)
+                    if aL + aR > B:
+                        self.stats["intervals_pruned_relaxed"] += 1
+                        continue
+            if not monotone and lb1 > B:  # every split costs at least lb1
+                self.stats["intervals_pruned_sp"] += 1
+                continue
             if is_root:
                 self.root_current = (i, j)
             w = (i + j) // 2
@@ -435,22 +572,27 @@ class _Solver(DepthTwo):
             self.stats["splits_evaluated"] += 1
             tree = None
             if d == 2:
-                tL, tR, _ = self.d2_split(node, f, P, z, False)
+                tL, tR, _, uL, uR = self.d2_split(node, f, P, z, False)
                 exactL = exactR = True
                 if tL + tR <= B:
-                    tL, tR, tree = self.d2_split(node, f, P, z, True)
+                    tL, tR, tree, uL, uR = self.d2_split(node, f, P, z, True)
             else:
                 left, right = self.children(node, f, z)
                 gl = level + 1
                 # fallbacks when a side is not solved: the similarity bound says a side
-                # only grows (left) / shrinks (right) with the threshold index
-                fbL = thL[u] if (u is not None and self.monotone) else 0.0
-                fbR = thR[v] if (v is not None and self.monotone) else 0.0
+                # only grows (left) / shrinks (right) with the threshold index (with a
+                # minimum leaf size: its unconstrained optimum does, see above)
+                fbL = thL[u] if u is not None else 0.0
+                fbR = thR[v] if v is not None else 0.0
                 first_left = left.m >= right.m or not self.larger_first
                 a, b = (left, right) if first_left else (right, left)
                 ra = self.solve(a, d - 1, B, gl)
                 exA = ra.tree is not None
                 tA = ra.cost if exA else ra.lb
+                uA = tA
+                if not monotone:
+                    uA = max(ra.free, fbL if first_left else fbR)
+                    tA = max(tA, uA)
                 eta = min(wc[w] - wc[i], wc[j] - wc[w])  # "Upper bounds" paragraph
                 bB = (B - tA + eta) if self.eta_add else max(B - tA, eta)
                 rb = None
@@ -459,12 +601,19 @@ class _Solver(DepthTwo):
                 exB = rb is not None and rb.tree is not None
                 if rb is None:
                     tB = fbR if first_left else fbL
+                    uB = tB
                 else:
                     tB = rb.cost if exB else rb.lb
+                    uB = tB
+                    if not monotone:
+                        uB = max(rb.free, fbR if first_left else fbL)
+                        tB = max(tB, uB)
                 if first_left:
                     exactL, tL, exactR, tR = exA, tA, exB, tB
+                    uL, uR = uA, uB
                 else:
                     exactL, tL, exactR, tR = exB, tB, exA, tA
+                    uL, uR = uB, uA
                 if exA and exB and tL + tR <= B:
                     assert ra.tree is not None and rb is not None and rb.tree is not None
                     lt, rt = (ra.tree, rb.tree) if first_left else (rb.tree, ra.tree)
@@ -475,22 +624,32 @@ class _Solver(DepthTwo):
                 if is_root:
                     self.report_root(inc)
             bisect.insort(V, w)
-            th[w], thL[w], thR[w] = tw, tL, tR
+            tp = uL + tR  # bounds the splits right of w (= tw when monotone: uL is tL)
+            tm = tL + uR  # and those left of it
+            tcL[w], tcR[w], thL[w], thR[w] = tL, tR, uL, uR
             if rules.interval_shrinking:  # Theorem 2
-                # u < w has theta_u >= theta_w: prune unless one of them could still tie
-                if exactL and tL <= 0.0 and tw > inc.bound_for(f, 0) - gap:
-                    ML = max(ML, w + 1)
-                if exactR and tR <= 0.0 and tw > inc.bound_for(f, w + 1) - gap:
-                    MR = min(MR, w - 1)
+                if monotone:
+                    # u < w has theta_u >= theta_w: prune unless one of them could still tie
+                    if exactL and tL <= 0.0 and tw > inc.bound_for(f, 0) - gap:
+                        ML = max(ML, w + 1)
+                    if exactR and tR <= 0.0 and tw > inc.bound_for(f, w + 1) - gap:
+                        MR = min(MR, w - 1)
+                else:  # u < w has theta_u >= OPT_1(R_w) >= uR, v > w has theta_v >= uL
+                    if uR > inc.bound_for(f, 0) - gap:
+                        ML = max(ML, w + 1)
+                    if uL > inc.bound_for(f, w + 1) - gap:
+                        MR = min(MR, w - 1)
             # P_NB, Eq. (9): keep only thresholds far enough (in moved weight) from w
             lo, hi = w - 1, w + 1
             if rules.neighbourhood:
-                rl_ = tw - (inc.bound_for(f, w - 1) - gap)
+                rl_ = tm - (inc.bound_for(f, w - 1) - gap)
                 if rl_ > 0:
                     lo = min(lo, bisect.bisect_right(wc, wc[w] - rl_ + tol) - 1)
-                rr_ = tw - (inc.bound_for(f, w + 1) - gap)
+                rr_ = tp - (inc.bound_for(f, w + 1) - gap)
                 if rr_ > 0:
                     hi = max(hi, bisect.bisect_left(wc, wc[w] + rr_ - tol))
+            if relax and (u, v) in rel:  # the relaxed bounds hold for every split of (u, v)
+                rel[(u, w)] = rel[(w, v)] = rel.pop((u, v))
             if hi <= j:
                 Q.append((hi, j))
             if i <= lo:
@@ -498,6 +657,67 @@ class _Solver(DepthTwo):
         if is_root:
             self.root_branch = None
             self.root_current = None
+
+    def relaxed_sides(self, node: _Node, f: int, zu: int, zv: int, uL: float, uR: float, tL: float, tR: float,
+                      B: float) -> tuple[float, float]:
+        """Lower bounds on OPT_m(L_w') and OPT_m(R_w') for every split w' of feature ``f``
+        strictly between the evaluated positions ``zu`` < ``zv`` (the constrained optima of
+        the children, of depth two), from the weightless relaxation: L_u <= L_w' <= L_v, and
+        a tree of L_w' whose leaves hold >= m rows of L_w', run on L_v, keeps them at >= m
+        rows and errs on at least the rows of L_u it errs on there, so OPT_m(L_w') >= the
+        optimum over trees of L_v with leaves of >= m rows of L_v counting the errors on
+        L_u only (the rows of L_v not in L_u weightless; ``relaxed``), and likewise for R_w'
+        from R_u. ``uL``/``uR`` are known lower bounds (the unconstrained optima of L_u, R_v)
+        and ``tL``/``tR`` the constrained ones (OPT_m(L_u), OPT_m(R_v)), which bound the
+        relaxed values from above: the side with the larger difference is solved first,
+        exactly when it is at most ``B`` minus the other's bound, then the other only as far
+        as needed to tell whether the sum exceeds ``B``. Returns the two bounds."""
+        self.stats["relaxed_attempts"] += 1
+        left, _ = self.children(node, f, zv)
+        _, right = self.children(node, f, zu)
+        between = node.order[f, zu + 1: zv + 1]
+        if tR - uR > tL - uL:
+            aR = self.relaxed(right, between, B - uL, uR, False)
+            if uL + aR > B:
+                return uL, aR
+            return self.relaxed(left, between, B - aR, uL, True), aR
+        aL = self.relaxed(left, between, B - uR, uL, False)
+        if aL + uR > B:
+            return aL, uR
+        return aL, self.relaxed(right, between, B - aL, uR, True)
+
+    def relaxed(self, child: _Node, zero: np.ndarray, bound: float, lower: float, first: bool) -> float:
+        """A proven lower bound on the constrained depth-two optimum of ``child`` with the
+        rows ``zero`` weightless (they still count towards the minimum leaf size): the
+        optimum itself when at most ``bound`` (unless ``first``: then the search stops at the
+        first tree within ``bound`` and ``lower`` is returned), else a bound above ``bound``.
+        ``lower``: a known lower bound (the unconstrained optimum of the weighted rows), at
+        which the search stops."""
+        w2 = self.w.copy()
+        w2[zero] = 0.0
+        wd2 = w2.astype(self.dtype)
+        sgn2 = np.where(self.y == 1, w2, -w2).astype(self.dtype) if self.K == 2 else wd2
+        cw = np.bincount(self.y[child.rows], weights=w2[child.rows], minlength=self.K)
+        leaf = float(cw.sum() - cw.max())
+        if leaf <= 0 or child.m < 2 * self.min_leaf:
+            return max(leaf, lower)
+        if leaf <= bound:
+            if first:
+                return lower
+            inc_arr = np.array([leaf, -1, -1, 1.0, bound, self.d_strict, self.d_tie])
+        else:
+            inc_arr = np.array([math.inf, -1, -1, 0.0, bound, self.d_strict, self.d_tie])
+        self.check_time()
+        done, _, _, n_evals, n_sp = _load_kernels().d2_quick(
+            child.rows, child.order, child.vals, self.y, w2, wd2, sgn2, self.K, self.scratch_pos, inc_arr, 0.0,
+            self.tol, self.rules_arr, 8 * self.batch_elems, self.wide, self.min_leaf, bound if first else lower,
+            -1, -1)
+        self.stats["relaxed_evals"] += int(n_evals)
+        if not done or (inc_arr[3] != 0.0 and first):
+            return lower
+        if inc_arr[3] != 0.0:
+            return max(float(inc_arr[0]), lower)
+        return max(self.lb_after_fail(bound), lower)
 
     # ---------------------------------------------------------------- anytime support
 
@@ -508,6 +728,10 @@ class _Solver(DepthTwo):
             return cost_leaf, DPLeaf(label)
         if d == 1:
             return self.depth_one(node)
+        if d == 2 and self.free is not None and self.compiled:  # exact below a Gini split
+            res = self.solve(node, 2, cost_leaf, 1)
+            assert res.tree is not None
+            return res.cost, res.tree
         score, nL, nR = self.gini_scores(node)
         valid = self.valid_positions(node) & (nL > 0) & (nR > 0)
         if self.min_leaf > 1:
@@ -534,7 +758,7 @@ class _Solver(DepthTwo):
         state = self.root_branch
         if state is None:
             return lb
-        Q, th, thL, thR, V = state
+        Q, thL, thR, V = state
         intervals = list(Q)
         if self.root_current is not None:
             intervals.append(self.root_current)
@@ -700,5 +924,7 @@ def optimal_tree(
     if on_progress is not None:
         on_progress(seconds, cost, lower)
     stats = dict(S.stats)
+    if S.free is not None:  # the searches without the minimum leaf size (``_Solver.solve_min_leaf``)
+        stats.update({"free_" + k: v for k, v in S.free.stats.items()})
     stats.update(timed_out=timed_out, cache_entries=len(S.cache), n=n, p=S.p, n_classes=K)
     return DPResult(tree, cost, float(lower), status, seconds, stats)
