@@ -27,6 +27,7 @@ from ..base import Artifact, Backend, BackendResult, Progress, SolveOptions, Sta
 from .anytime import EngineResult
 from .bdd import optimal_bdd, to_diagram
 from .contree import contree_result
+from .task import task_of
 
 
 def decode_tree(raw: tuple, problem: TreeSearch) -> Tree:
@@ -89,11 +90,12 @@ class DpBackend(Backend):
             if on_progress is not None:
                 on_progress(Progress(elapsed, incumbent, bound, note))
 
-        if problem.plain and any(d.ordered for d in problem.dims):
+        task = task_of(problem)
+        if problem.plain and task.similarity and any(d.ordered for d in problem.dims):
             return "ConTree", contree_result(problem, options.time_limit, report)
         from .streed import optimal_constrained_tree, optimal_front_tree
 
-        if problem.fronts:
+        if task.front:
             try:
                 return "Pareto-front DP", optimal_front_tree(problem, options.time_limit, report)
             except OverflowError as e:  # the front engine's exact integers would not fit

@@ -24,6 +24,8 @@ import numpy as np
 
 from odt.compiler.search import TreeSearch
 
+from .task import Misclassification
+
 _CRITERIA = ("gini", "entropy")
 _MANY_CLASSES = 256  # above this many classes no greedy tree is grown (its counts take n x K per dimension)
 
@@ -50,6 +52,7 @@ class _Grower:
     def __init__(self, problem: TreeSearch) -> None:
         self.X, self.y, self.w = problem.X, problem.y, problem.weights
         self.K = problem.n_classes
+        self.task = Misclassification(n_classes=self.K)
         self.min_leaf, self.min_node = max(1, problem.min_leaf), max(1, problem.min_node)
         self.ordered = np.array([d.ordered for d in problem.dims], dtype=bool)
         self.ranges = [d.cut_range for d in problem.dims]
@@ -57,13 +60,9 @@ class _Grower:
         self.onehot[np.arange(len(self.y)), self.y] = self.w
         self.cache: dict[bytes, list] = {}
 
-    def counts(self, rows: np.ndarray) -> np.ndarray:
-        return np.bincount(self.y[rows], weights=self.w[rows], minlength=self.K)
-
     def grow(self, rows: np.ndarray, depth: int, criterion: str) -> tuple:
-        c = self.counts(rows)
-        label = int(np.argmax(c))
-        errors = float(c.sum() - c[label])
+        c = self.task.totals(self.y[rows], self.w[rows])
+        errors, label = self.task.leaf(c)
         m = len(rows)
         if depth == 0 or errors <= 0 or m < max(2 * self.min_leaf, self.min_node):
             return (errors, label, m, None)
@@ -129,7 +128,7 @@ def _score(counts: np.ndarray, criterion: str) -> np.ndarray:
     entropy), or the misclassified weight."""
     size = counts.sum(axis=1)
     if criterion == "errors":
-        return size - counts.max(axis=1)
+        return Misclassification(n_classes=counts.shape[1]).costs(counts)
     safe = np.where(size > 0, size, 1.0)
     p = counts / safe[:, None]
     if criterion == "gini":
