@@ -42,7 +42,7 @@ from odt.result import Classifier, SolveResult
 from odt.routing import check_memory, estimate, refusal, route
 from odt.strategies.bdd_bounds import bdd_bounds
 from odt.strategies.diagram_bounds import diagram_bounds, tighten
-from odt.strategies.warm_start import greedy_start, single_leaf, warm_start as warm_start_of
+from odt.strategies.warm_start import greedy_pays_early, greedy_start, single_leaf, warm_start as warm_start_of
 
 _TOL = 1e-6
 
@@ -255,7 +255,10 @@ class Program:
         held.started, held.backend = time.perf_counter(), name
         if not _is_program_backend(name):
             check_memory(self.checked, name, memory_limit)
-        start = greedy_start(self.checked) if warm_start else None
+        # dp finishes small programs sooner than the greedy tree is grown: their start waits until
+        # a solve is stopped; the solver backends and large dp programs start from it at once
+        early = warm_start and (not _is_program_backend(name) or greedy_pays_early(self.checked))
+        start = greedy_start(self.checked) if early else None
         if start is not None:  # the incumbent of a solve stopped before its solver returns (lowering included)
             held.warm = start[:2]
         if progress is not None and self.checked.objective.maximized:
@@ -279,6 +282,8 @@ class Program:
         if _is_program_backend(name):  # dp: the checked program, no IR
             bdd = isinstance(self.checked.skeleton, BddSkeleton)
             tree, res = impl.solve_search(lower_search_bdd(self.checked) if bdd else lower_search(self.checked), opts)
+            if warm_start and start is None and res.status is not Status.OPTIMAL:
+                start = greedy_start(self.checked)
             if start is not None and res.status is not Status.OPTIMAL and \
                     (res.objective is None or tuple(float(v) for v in res.objective) > start.levels):
                 # stopped with nothing better than the greedy start: the start, with the engine's bound
