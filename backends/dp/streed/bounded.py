@@ -253,6 +253,7 @@ class BoundedSearch(Search):
         least_sum = np.zeros(q)
         colsf = cols.astype(np.float64) if self.similarity else None
         for j in range(q):
+            self._tick()  # each candidate may solve two depth-two children (a compiled call each)
             u = min(ub, best - self.gap)
             if _above(least_sum[j] + c, u):
                 self.pruned += 1
