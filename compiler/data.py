@@ -17,12 +17,13 @@ import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
+from os import PathLike
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence, TextIO
 
 import numpy as np
 
-from .errors import OdtDataError, did_you_mean
+from .errors import OdtDataError, OdtInputError, OdtInputTypeError, did_you_mean
 from .features import Block, Feature, FeatureList, ThresholdBlock, missing_rule
 from .ranges import MAX_MAGNITUDE
 from .source import Span
@@ -343,18 +344,36 @@ def _all_numbers(fh: TextIO, width: int) -> np.ndarray | None:
 def table_from_python(data: Any, target: Any = None, name: str = "<data>", missing: bool = False) -> RawTable:
     """A RawTable from a pandas DataFrame, a dict of columns, or numpy X (with ``target`` y).
     Missing cells (NaN, None, empty text) are an error unless ``missing`` (the program
-    declares what they mean: ``missing "?" (drop)``)."""
+    declares what they mean: ``missing "?" (drop)``).
+
+    Raises:
+        OdtInputError: data of a kind it does not take (``OdtInputTypeError``), two columns
+            of one name, or labels ``target`` beside a column named ``class``.
+        OdtDataError: a missing cell, columns of different lengths."""
+    if isinstance(data, (str, bytes, PathLike)) or np.isscalar(data) or data is None:
+        raise OdtInputTypeError(
+            f"{name}: data must be a pandas DataFrame, a dict of columns or a 2-D array, not {_kind_of(data)}",
+            hint='for a CSV file, write  data "file.csv" { ... }  in the program (or use odt.compile_file)'
+            if isinstance(data, (str, PathLike)) else None)
     if hasattr(data, "columns") and hasattr(data, "to_numpy"):  # pandas DataFrame
-        columns = {str(c): _column_array(data[c].to_numpy()) for c in data.columns}
+        names = [str(c) for c in data.columns]
+        _unique_names(name, names)
+        columns = {n: _column_array(data.iloc[:, j].to_numpy()) for j, n in enumerate(names)}
     elif isinstance(data, Mapping):
+        _unique_names(name, [str(k) for k in data])
         columns = {str(k): _column_array(np.asarray(v)) for k, v in data.items()}
     else:
         X = np.asarray(data)
         if X.ndim != 2:
-            raise OdtDataError(f"{name}: X must be a 2-D array, got shape {X.shape}")
+            raise OdtInputError(f"{name}: X must be a 2-D array, got shape {X.shape}")
         columns = {f"x{j}": _column_array(X[:, j]) for j in range(X.shape[1])}
     if target is not None:
+        if "class" in columns:
+            raise OdtInputError(f"{name}: target= gives the labels, but the data already has a column 'class'",
+                                hint="pass the labels one way: as target= or as the column 'class'")
         y = np.asarray(target)
+        if y.ndim != 1:
+            raise OdtInputError(f"{name}: target must be one label per row (1-D), got shape {y.shape}")
         columns["class"] = _column_array(y)
     table = RawTable(name, columns)
     lengths = {len(v) for v in columns.values()}
@@ -374,6 +393,22 @@ def table_from_python(data: Any, target: Any = None, name: str = "<data>", missi
                 raise OdtDataError(f"{name}: column '{col}', {table.where(int(bad[0]))}: missing value (NaN)",
                                    hint=hint)
     return table
+
+
+def _unique_names(name: str, names: list[str]) -> None:
+    """Raise ``OdtInputError`` naming the first column name that appears twice."""
+    seen: set[str] = set()
+    for i, n in enumerate(names):
+        if n in seen:
+            raise OdtInputError(f"{name}: column '{n}' appears twice (columns {names.index(n) + 1} and {i + 1})",
+                                hint="rename or drop one of them")
+        seen.add(n)
+
+
+def _kind_of(value: Any) -> str:
+    """``value`` for a message: its type and the start of its repr."""
+    name = type(value).__name__
+    return "None" if value is None else f"{'an' if name[0] in 'aeiou' else 'a'} {name} ({value!r:.40})"
 
 
 def _column_array(values: np.ndarray) -> np.ndarray:

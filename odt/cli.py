@@ -20,7 +20,7 @@ from pathlib import Path
 
 from odt.compiler import limits
 from odt.compiler.errors import OdtError
-from odt.compiler.ranges import positive_seconds
+from odt.compiler.ranges import memory_size, positive_seconds
 from odt.outputs import check_writable, write_atomic
 
 
@@ -372,16 +372,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _memory(text: str) -> float:
     """``--memory-limit``: GiB, or a number with a unit K, M, G or T (powers of 1024)."""
-    units = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
-    t = text.strip().upper().removesuffix("B").removesuffix("I")
-    scale = units.get(t[-1:], 0)
     try:
-        value = float(t[:-1] if scale else t) * (scale or 2**30)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a memory size: '{text}' (e.g. 4, 500M, 2G)") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"a memory size must be positive and finite, not '{text}'")
-    return value
+        return memory_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _process_age() -> float:

@@ -7,7 +7,8 @@ import importlib
 import pytest
 
 MODULES = ["odt.compiler.source", "odt.compiler.errors", "odt.compiler.parse", "odt.compiler.encode.pb",
-           "odt.compiler.encode.objective", "odt.backends.dp.streed.binarize", "odt.backends.dp.streed.root"]
+           "odt.compiler.encode.objective", "odt.backends.dp.streed.binarize", "odt.backends.dp.streed.root",
+           "odt.compiler.ranges", "odt.compiler.search"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -153,12 +153,10 @@ started = time.perf_counter()
 spin(10**7)
 n = int(1.5 * 10**7 / (time.perf_counter() - started))  # about 1.5 s
 try:
-    if sys.argv[1] == "alarm":
-        scope = limits.time_limit(0.1)  # its hard deadline passes while spin runs
-    else:
-        scope = limits.signals()
-        threading.Timer(0.3, os.kill, (os.getpid(), getattr(signal, sys.argv[1]))).start()
-    with scope:
+    alarm = sys.argv[1] == "alarm"
+    with limits.time_limit(0.1) if alarm else limits.signals():  # the hard deadline passes while spin runs
+        if not alarm:
+            threading.Timer(0.3, os.kill, (os.getpid(), getattr(signal, sys.argv[1]))).start()
         out = spin(n)
         print("returned", out[0].shape, out[1].shape, flush=True)
         while True:

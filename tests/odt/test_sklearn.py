@@ -176,6 +176,31 @@ def test_bad_input_is_a_clear_value_error(bmi):
         ODTClassifier(max_depth=1).fit(X, y).predict(X.to_numpy()[:, :2])
 
 
+@pytest.mark.parametrize("labels, shown", [([0.0, 1.0, np.nan, 1.0, 0.0, 1.0], "NaN"),
+                                           (np.array(["a", "b", None, "b", "a", "b"], dtype=object), "None")])
+def test_a_missing_label_is_an_input_error_at_its_row(labels, shown):
+    """Issue 24: NaN in y gave scikit-learn's bare ValueError (and None "Unknown label type")."""
+    from odt.compiler.errors import OdtInputError
+
+    X = np.array([[0.0], [1.0], [0.0], [1.0], [0.0], [1.0]])
+    with pytest.raises(OdtInputError, match=rf"y has a missing label \({shown}\) at row 3"):
+        ODTClassifier(max_depth=1).fit(X, labels)
+    with pytest.raises(ValueError):  # what scikit-learn code catches
+        ODTClassifier(max_depth=1).fit(X, labels)
+
+
+def test_scikit_learns_own_input_checks_are_odt_input_errors_too():
+    from odt.compiler.errors import OdtInputError, OdtInputTypeError
+
+    X = np.array([[0.0], [1.0], [0.0], [1.0]])
+    with pytest.raises(OdtInputError, match="Unknown label type: continuous"):
+        ODTClassifier().fit(X, [0.5, 1.5, 0.2, 0.1])
+    with pytest.raises(OdtInputError, match="Expected 2D array"):
+        ODTClassifier().fit(X[:, 0], [0, 1, 0, 1])
+    with pytest.raises(OdtInputTypeError, match="requires y to be passed, but the target y is None"):
+        ODTClassifier().fit(X, None)
+
+
 def test_the_fitted_classifier_shows_and_predicts_the_labels_of_y():
     df = pd.read_csv(DATA / "hepatitis.csv", na_values="?")
     est = ODTClassifier(max_depth=1, missing="learn").fit(df.drop(columns="class"), df["class"])
