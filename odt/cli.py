@@ -206,7 +206,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     from odt.compiler.data import read_csv
 
     tree = load_classifier(args.model)
-    table = read_csv(args.data)
+    table = read_csv(args.data, empty_cells=True)  # an empty cell is judged by the features that read it
     labels = tree.predict(table, unknown=args.unknown)
     for column, rows in tree.seen.unknown(table):  # only reached with --unknown majority
         shown = ", ".join(str(int(r) + 1) for r in rows[:10]) + (", ..." if rows.size > 10 else "")
@@ -235,7 +235,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     if args.data:
         from odt.compiler.data import read_csv
 
-        table = read_csv(args.data)
+        table = read_csv(args.data, empty_cells=True)
     if args.format == "text":
         text = clf.to_text()
     else:

@@ -25,7 +25,7 @@ from sklearn.utils.validation import (_check_sample_weight, check_is_fitted, col
 from odt.compiler import ast
 from odt.compiler.classifiers.diagram import Diagram
 from odt.compiler.classifiers.tree import Tree
-from odt.compiler.data import Binarizer, table_from_python
+from odt.compiler.data import EXACT_INTEGERS, Binarizer, _beyond_exact, table_from_python
 from odt.compiler.errors import OdtDataError, OdtError, OdtInputError, OdtInputTypeError
 from odt.compiler.parse import parse_program
 from odt.program import compile as compile_program
@@ -325,7 +325,7 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
                 X = validate_data(self, X, reset=reset, dtype="numeric" if numeric else None,
                                   ensure_all_finite=finite, ensure_min_samples=1)
             names = self._names(X.shape[1])
-            out = {name: (X[:, j].astype(float) if numeric else X[:, j].astype(object)) for j, name in enumerate(names)}
+            out = {name: (_numbers(X[:, j], name) if numeric else X[:, j].astype(object)) for j, name in enumerate(names)}
         self._n_rows = X.shape[0]
         if self.missing is not None:  # a missing text or category is the category named MISSING
             for name, values in out.items():
@@ -359,6 +359,18 @@ SKIPPED_CHECKS: dict[str, str] = {
 }
 
 
+def _numbers(values: np.ndarray, name: str) -> np.ndarray:
+    """A numeric column as float64; an integer beyond 2^53, which float64 would round
+    into its neighbours, is an ``OdtInputError`` naming its column and row."""
+    if values.dtype.kind in "iu" and values.size:
+        big = np.flatnonzero(_beyond_exact(values))
+        if big.size:
+            raise OdtInputError(f"column '{name}', row {big[0] + 1}: the integer {values[big[0]]} is larger than "
+                                f"2^53 = {EXACT_INTEGERS}, beyond what odt's 64-bit floats hold exactly",
+                                hint="pass it as text if it is a code or an id (a category), or rescale the column")
+    return values.astype(float)
+
+
 def _frame_column(col: Any, name: str) -> np.ndarray:
     """A DataFrame column as numbers (numeric and bool) or objects (text, categories)."""
     kind = getattr(col.dtype, "kind", "O")
@@ -366,6 +378,8 @@ def _frame_column(col: Any, name: str) -> np.ndarray:
         values = col.astype(object).to_numpy()
     elif kind == "b" or str(col.dtype) == "boolean":
         values = col.astype(float).to_numpy()
+    elif kind in "iu":
+        values = _numbers(col.to_numpy(), name)
     elif kind in "iuf":
         values = col.to_numpy(dtype=float, na_value=np.nan)
     elif kind == "O" or str(col.dtype) in ("string", "str"):

@@ -201,6 +201,17 @@ def test_scikit_learns_own_input_checks_are_odt_input_errors_too():
         ODTClassifier().fit(X, None)
 
 
+@pytest.mark.parametrize("as_frame", [False, True])
+def test_an_integer_column_beyond_2_to_53_is_refused_not_rounded(as_frame):
+    """Issue 24: float64 would merge 2**60 + i into one value."""
+    from odt.compiler.errors import OdtInputError
+
+    X = np.array([[2**60 + i, i % 3] for i in range(8)], dtype=np.int64)
+    with pytest.raises(OdtInputError, match=r"column '(x0|big)', row 1: the integer 1152921504606846976 is larger"):
+        ODTClassifier(max_depth=1).fit(pd.DataFrame(X, columns=["big", "small"]) if as_frame else X,
+                                       [0, 1, 0, 1, 0, 1, 1, 0])
+
+
 def test_the_fitted_classifier_shows_and_predicts_the_labels_of_y():
     df = pd.read_csv(DATA / "hepatitis.csv", na_values="?")
     est = ODTClassifier(max_depth=1, missing="learn").fit(df.drop(columns="class"), df["class"])
