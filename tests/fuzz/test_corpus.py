@@ -1,7 +1,8 @@
 """The committed fuzz corpus (tests/fixtures/fuzz, written by make_corpus.py): every
 malformed program, bad CSV and file that is not an odt model makes ``odtc`` exit 1 with a
 message that says where — ``file:line:col`` for a program, the column and row (or line)
-for a CSV, the model file for a model — and never 2, an internal error.
+for a CSV, the model file for a model — and never 2, an internal error; every hostile but
+valid input of ``accepted/`` is solved, exit 0, within its 5 s time limit.
 
 The corpus runs in-process through ``odt.cli.main`` (hundreds of files in seconds); a few
 cases also run as real ``odtc`` processes."""
@@ -11,6 +12,7 @@ import json
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -21,6 +23,7 @@ CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "fuzz"
 PROGRAMS = sorted(p.name for p in (CORPUS / "programs").glob("*.odt"))
 CSV_CASES = json.loads((CORPUS / "csv" / "cases.json").read_text())
 MODELS = sorted(p.name for p in (CORPUS / "models").glob("*.json"))
+ACCEPTED = sorted(p.name for p in (CORPUS / "accepted").glob("*.odt"))
 
 POSITIONED = re.compile(r"^\S+:\d+:\d+: error: ", re.M)
 COLUMN_OR_ROW = re.compile(r"column '[^']*'|\brow \d+|\bline \d+")
@@ -40,6 +43,7 @@ def test_the_corpus_is_as_large_as_issue_18_asks():
     assert len(PROGRAMS) >= 250
     assert len(CSV_CASES) >= 60
     assert len(MODELS) >= 20
+    assert len(ACCEPTED) >= 8
 
 
 @pytest.mark.parametrize("name", PROGRAMS)
@@ -68,6 +72,20 @@ def test_a_file_that_is_not_an_odt_model_is_refused(name, command, capsys):
     code, err = run(argv, capsys)
     assert_user_error(code, err)
     assert f"model file '{model}'" in err, err
+
+
+@pytest.mark.parametrize("name", ACCEPTED)
+def test_a_hostile_but_valid_input_is_solved_within_its_time_limit(name, capsys, monkeypatch):
+    """Issue 24: a uses formula nested a thousand deep (a RecursionError on dp), a class per
+    row (a segfault past the time limit), empty cells declared  missing ""  (ignored)."""
+    monkeypatch.chdir(CORPUS / "accepted")
+    started = time.perf_counter()
+    code = main(["solve", name, "--time-limit", "5", "--quiet"])
+    wall = time.perf_counter() - started
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "verified    yes" in out and "Traceback" not in err
+    assert wall <= 5 * 1.05 + 1 + 2, f"{wall:.1f} s"  # the README's 5% + 1 s, and 2 s for a shared machine
 
 
 @pytest.mark.parametrize("argv", [
