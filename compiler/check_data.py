@@ -156,8 +156,9 @@ def load_table(program: ast.Program, base_dir: Path | None) -> RawTable:
     block = blocks[0]
     path = data_file(program, base_dir)
     assert path is not None and block.path is not None
+    empty = any(isinstance(i, ast.MissingItem) and any(m.strip() == "" for m in i.markers) for i in block.items)
     try:
-        return read_csv(path, display=block.path)
+        return read_csv(path, display=block.path, empty_cells=empty)  # missing "": an empty cell is missing
     except OdtDataError as exc:
         if exc.diagnostics[0].span is None:
             raise OdtDataError(exc.message, block.span, exc.diagnostics[0].hint) from None

@@ -23,8 +23,8 @@ from pathlib import Path
 
 from odt.compiler import limits
 from odt.compiler.errors import OdtError
-from odt.compiler.ranges import positive_seconds
-from odt.outputs import check_writable, refuse_inputs, refuse_same_outputs, write_or_keep
+from odt.compiler.ranges import memory_size, positive_seconds
+from odt.outputs import check_writable, refuse_inputs, refuse_same_outputs, write_atomic, write_or_keep
 
 
 def _progress_printer(quiet: bool):
@@ -271,7 +271,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     from odt.compiler.data import read_csv
 
     tree = load_classifier(args.model)
-    table = read_csv(args.data)
+    table = read_csv(args.data, empty_cells=True)  # an empty cell is judged by the features that read it
     labels = tree.predict(table, unknown=args.unknown)
     for column, rows in tree.seen.or_named_by(tree.features).unknown(table):  # only reached with --unknown majority
         shown = ", ".join(str(int(r) + 1) for r in rows[:10]) + (", ..." if rows.size > 10 else "")
@@ -304,7 +304,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     if args.data:
         from odt.compiler.data import read_csv
 
-        table = read_csv(args.data)
+        table = read_csv(args.data, empty_cells=True)
     if args.format == "text":
         text = clf.to_text()
     else:
@@ -448,16 +448,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _memory(text: str) -> float:
     """``--memory-limit``: GiB, or a number with a unit K, M, G or T (powers of 1024)."""
-    units = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
-    t = text.strip().upper().removesuffix("B").removesuffix("I")
-    scale = units.get(t[-1:], 0)
     try:
-        value = float(t[:-1] if scale else t) * (scale or 2**30)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a memory size: '{text}' (e.g. 4, 500M, 2G)") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"a memory size must be positive and finite, not '{text}'")
-    return value
+        return memory_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _process_age() -> float:

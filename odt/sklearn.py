@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import dataclasses
 import html
+from contextlib import contextmanager
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -25,8 +26,8 @@ from odt.compiler import ast
 from odt.compiler.classifiers.common import UNKNOWN_CHOICES
 from odt.compiler.classifiers.diagram import Diagram
 from odt.compiler.classifiers.tree import Tree
-from odt.compiler.data import Binarizer, table_from_python
-from odt.compiler.errors import OdtDataError, OdtError
+from odt.compiler.data import EXACT_INTEGERS, Binarizer, _beyond_exact, table_from_python
+from odt.compiler.errors import OdtDataError, OdtError, OdtInputError, OdtInputTypeError
 from odt.compiler.parse import parse_program
 from odt.program import compile as compile_program
 
@@ -42,9 +43,30 @@ MISSING = "?"
 _UNKNOWN_HINT = "ODTClassifier(unknown='majority') predicts the training majority class for such rows"
 
 
-class OdtInputError(OdtDataError, ValueError):
-    """Bad input to the estimator: an odt data error that is also a ``ValueError``, as
-    scikit-learn expects of an estimator given data it cannot take."""
+@contextmanager
+def _input_errors() -> Iterator[None]:
+    """scikit-learn's own validation errors as ``OdtInputError`` (the same message, still a
+    ``ValueError``, or a ``TypeError`` as ``OdtInputTypeError``)."""
+    try:
+        yield
+    except OdtError:
+        raise
+    except TypeError as exc:
+        raise OdtInputTypeError(str(exc)) from None
+    except ValueError as exc:
+        raise OdtInputError(str(exc)) from None
+
+
+def _missing_label(y: np.ndarray) -> int | None:
+    """The first row (0-based) of ``y`` whose label is missing (NaN, None, pandas' NA), or None."""
+    if y.dtype.kind == "f":
+        bad = np.flatnonzero(np.isnan(y))
+        return int(bad[0]) if bad.size else None
+    if y.dtype.kind == "O":
+        for i, v in enumerate(y):
+            if v is None or (isinstance(v, float) and v != v) or type(v).__name__ in ("NAType", "NaTType"):
+                return i
+    return None
 
 
 class ODTClassifier(ClassifierMixin, BaseEstimator):
@@ -143,17 +165,27 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
         """Solve the program on (X, y) and keep the verified classifier."""
         self._check_unknown()
         columns = self._columns(X, reset=True)
-        y = column_or_1d(y, warn=True)
+        if y is None:
+            raise OdtInputTypeError("ODTClassifier requires y to be passed, but the target y is None")
+        with _input_errors():
+            y = column_or_1d(y, warn=True)
         if len(y) != self._n_rows:
             raise OdtInputError(f"X has {self._n_rows} rows but y has {len(y)}")
-        check_classification_targets(y)
+        missing = _missing_label(y)
+        if missing is not None:
+            shown = "NaN" if isinstance(y[missing], float) else repr(y[missing])
+            raise OdtInputError(f"y has a missing label ({shown}) at row {missing + 1}",
+                                hint="drop the rows without a label before fitting")
+        with _input_errors():
+            check_classification_targets(y)
         self.classes_, y_index = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise OdtInputError(f"y has one class ({self.classes_[0]!r}); a classifier needs at least two")
         weights = None
         if sample_weight is not None:
-            weights = _check_sample_weight(sample_weight, columns[next(iter(columns))] if columns else y,
-                                           ensure_non_negative=True)
+            with _input_errors():
+                weights = _check_sample_weight(sample_weight, columns[next(iter(columns))] if columns else y,
+                                               ensure_non_negative=True)
             if not (weights > 0).any():
                 raise OdtInputError("every sample weight is zero")
         table = dict(columns)
@@ -299,7 +331,8 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
     def _columns(self, X: Any, reset: bool) -> dict[str, np.ndarray]:
         """The columns of X by name (numbers as float, text and categories as objects)."""
         if hasattr(X, "iloc") and hasattr(X, "dtypes"):  # a DataFrame: keep column kinds
-            validate_data(self, X, skip_check_array=True, reset=reset)
+            with _input_errors():
+                validate_data(self, X, skip_check_array=True, reset=reset)
             if X.shape[1] == 0 or X.shape[0] == 0:
                 raise OdtInputError(f"X has shape {X.shape}: at least one row and one column are needed")
             names = self._names(X.shape[1])
@@ -310,10 +343,11 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
             arr = np.asarray(X) if not hasattr(X, "toarray") else X
             numeric = getattr(arr, "dtype", None) is not None and arr.dtype.kind not in "OUS"
             finite: bool | str = (True if self.missing is None else "allow-nan") if numeric else False
-            X = validate_data(self, X, reset=reset, dtype="numeric" if numeric else None,
-                              ensure_all_finite=finite, ensure_min_samples=1)
+            with _input_errors():
+                X = validate_data(self, X, reset=reset, dtype="numeric" if numeric else None,
+                                  ensure_all_finite=finite, ensure_min_samples=1)
             names = self._names(X.shape[1])
-            out = {name: (X[:, j].astype(float) if numeric else X[:, j].astype(object)) for j, name in enumerate(names)}
+            out = {name: (_numbers(X[:, j], name) if numeric else X[:, j].astype(object)) for j, name in enumerate(names)}
         self._n_rows = X.shape[0]
         if self.missing is not None:  # a missing text or category is the category named MISSING
             for name, values in out.items():
@@ -365,6 +399,18 @@ SKIPPED_CHECKS: dict[str, str] = {
 }
 
 
+def _numbers(values: np.ndarray, name: str) -> np.ndarray:
+    """A numeric column as float64; an integer beyond 2^53, which float64 would round
+    into its neighbours, is an ``OdtInputError`` naming its column and row."""
+    if values.dtype.kind in "iu" and values.size:
+        big = np.flatnonzero(_beyond_exact(values))
+        if big.size:
+            raise OdtInputError(f"column '{name}', row {big[0] + 1}: the integer {values[big[0]]} is larger than "
+                                f"2^53 = {EXACT_INTEGERS}, beyond what odt's 64-bit floats hold exactly",
+                                hint="pass it as text if it is a code or an id (a category), or rescale the column")
+    return values.astype(float)
+
+
 def _frame_column(col: Any, name: str) -> np.ndarray:
     """A DataFrame column as numbers (numeric and bool) or objects (text, categories)."""
     kind = getattr(col.dtype, "kind", "O")
@@ -372,6 +418,8 @@ def _frame_column(col: Any, name: str) -> np.ndarray:
         values = col.astype(object).to_numpy()
     elif kind == "b" or str(col.dtype) == "boolean":
         values = col.astype(float).to_numpy()
+    elif kind in "iu":
+        values = _numbers(col.to_numpy(), name)
     elif kind in "iuf":
         values = col.to_numpy(dtype=float, na_value=np.nan)
     elif kind == "O" or str(col.dtype) in ("string", "str"):

@@ -139,7 +139,7 @@ def as_table(data: Any, input_columns: tuple[str, ...]) -> RawTable:
     if isinstance(data, RawTable):
         return data
     if isinstance(data, (str, Path)):
-        return read_csv(data)
+        return read_csv(data, empty_cells=True)  # an empty cell is judged by the features that read it
     if isinstance(data, np.ndarray) or isinstance(data, list):
         arr = np.asarray(data, dtype=object)
         if arr.ndim == 1:

@@ -146,3 +146,27 @@ def test_the_estimator_learns_where_missing_numbers_go():
     direct = odt.compile(_program('missing "?" (learn)')).solve()
     assert est.objective_ == direct.objective  # every row kept, as the program
     assert (est.predict(X) == direct.classifier.predict(pd.read_csv(DATA / "hepatitis.csv", dtype=str))).all()
+
+
+def test_an_empty_marker_makes_empty_cells_missing_for_training_and_prediction(tmp_path):
+    """Issue 24: ``missing "" (learn)`` was ignored (an empty cell stayed an error). An empty
+    marker means an empty cell: a number that each split learns to route, a category of
+    its own; a classifier predicts rows with empty cells as it was trained to."""
+    (tmp_path / "e.csv").write_text("a,job,class\n1,x,0\n2,,1\n,y,0\n4,x,1\n5,y,1\n,,0\n7,x,1\n8,y,0\n")
+    prog = odt.compile('data "e.csv" { target class missing "" (learn) categorical job }\nmodel tree(depth <= 2)\n'
+                       "subject to { uses job }\n", base_dir=tmp_path)
+    assert 'job == ""' in [f.name for f in prog.dataset.features]
+    res = prog.solve(backend="dp")
+    assert res.verified and res.train_errors == 0
+    assert "(missing: yes)" in res.classifier.to_text()
+    assert res.classifier.predict(str(tmp_path / "e.csv")).tolist() == [0, 1, 0, 1, 1, 0, 1, 0]
+    dropped = odt.compile('data "e.csv" { target class missing "" (drop) }\nmodel tree(depth <= 1)\n', base_dir=tmp_path)
+    assert dropped.dataset.dropped_rows == (2, 5)
+
+
+def test_without_an_empty_marker_an_empty_cell_is_an_error_that_names_the_declaration(tmp_path):
+    (tmp_path / "e.csv").write_text("a,class\n1,0\n,1\n3,0\n")
+    with pytest.raises(OdtDataError, match=r"column 'a', row 2 \(line 3\): empty cell") as exc:
+        odt.compile('data "e.csv" { target class missing "?" (learn) }\nmodel tree(depth <= 1)\n', base_dir=tmp_path)
+    assert 'missing ""' in exc.value.diagnostics[0].hint
+    assert exc.value.diagnostics[0].span.location() == "e.csv:3:1"
