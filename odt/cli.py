@@ -119,12 +119,16 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from odt.compiler.errors import InfeasibleProgram
     from odt.program import compile_file
 
-    if args.output:
-        check_writable(args.output)
-        refuse_inputs(args.output, [("the program file", args.program)])
+    for out, option in ((args.output, "-o"), (args.convergence, "--convergence")):
+        if out:
+            check_writable(out)
+            refuse_inputs(out, [("the program file", args.program)], option)
+    if args.output and args.convergence:
+        refuse_same_outputs([("-o", args.output), ("--convergence", args.convergence)])
     prog = compile_file(args.program, params=_overrides(args))
-    if args.output:  # before solving: the data file is known once the program is read
-        _refuse_program_inputs(args.output, args.program, prog)
+    for out, option in ((args.output, "-o"), (args.convergence, "--convergence")):
+        if out:  # before solving: the data file is known once the program is read
+            _refuse_program_inputs(out, args.program, prog, option)
     if args.explain:
         try:
             return _solve(prog, args)
@@ -157,6 +161,8 @@ def _report(result, args: argparse.Namespace, failure=None) -> int:
     if args.output and result.classifier is not None and not failed:
         unsaved = write_or_keep(args.output, json.dumps(result.classifier.to_json(), indent=2) + "\n",
                                 "the classifier")
+    if getattr(args, "convergence", None) and result.history:
+        unsaved = write_or_keep(args.convergence, result.convergence_svg(), "the convergence picture") or unsaved
     if args.json:
         out = result.as_dict()
         if not args.with_classifier:
@@ -391,6 +397,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     s.add_argument("--verbose", action="store_true", help="print the solver log")
     s.add_argument("--explain", action="store_true", help="when infeasible, name a minimal set of conflicting constraints")
+    s.add_argument("--convergence", metavar="SVG", help="draw the incumbent and the bound over time into this SVG file")
     s.set_defaults(func=cmd_solve)
 
     x = sub.add_parser("explain", help="for an infeasible program, a minimal set of constraints that conflict")

@@ -39,6 +39,7 @@ from odt.compiler.parse import parse_program
 from odt.compiler.params import Override, overrides_from_mapping, resolve_params
 from odt.compiler.ranges import memory_size, positive_seconds
 from odt.compiler.checked import BddSkeleton, CheckedProgram, DiagramSkeleton, LinearConstraint, TreeSkeleton
+from odt.convergence import Recorder
 from odt.result import Classifier, SolveResult
 from odt.routing import check_memory, estimate, refusal, route
 from odt.strategies.bdd_bounds import bdd_bounds
@@ -211,10 +212,11 @@ class Program:
                                             warm_start=warm_start, memory_limit=memory_limit)
         held = _Held()
         result: SolveResult | None = None
+        recorder = Recorder(progress)  # the history of the result (``convergence``)
         try:
             with limits.time_limit(limit):
                 try:
-                    result = self._solve(backend, limit, threads, seed, verbose, progress, warm_start,
+                    result = self._solve(backend, limit, threads, seed, verbose, recorder, warm_start,
                                          memory_limit, held)
                 except limits.Stopped as stop:
                     with limits.shielded():
@@ -226,6 +228,7 @@ class Program:
         assert result is not None
         if limits.stop_reason() is not None and result.status != "optimal":
             result = dataclasses.replace(result, status="interrupted")
+        result = dataclasses.replace(result, history=recorder.history(result.seconds, result.objective, result.bound))
         if result.classifier is not None and not result.verified:
             raise verification_failure(result)
         return result
