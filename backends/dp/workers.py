@@ -86,9 +86,9 @@ class Team:
         while waiting:
             ready = mp.connection.wait([self.conns[i] for i in waiting], timeout=0.1)
             for conn in ready:
-                i = self.conns.index(conn)
+                i = next(j for j in waiting if self.conns[j] is conn)
                 try:
-                    answers[i] = conn.recv()
+                    answers[i] = self.conns[i].recv()
                 except (EOFError, OSError):
                     answers[i] = None
                 waiting.discard(i)

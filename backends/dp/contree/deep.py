@@ -134,7 +134,7 @@ class _Deep:
         """A worker's answer: ("lds", k) -> (best or None, finished); ("exact", ub) ->
         (best or None, finished). Trees are materialised before they cross the pipe."""
         lds, S = self.lds, self.lds.S
-        S.check_time = _worker_clock(S)
+        setattr(S, "check_time", _worker_clock(S))  # (the team's stop besides the deadline)
         kind, arg = payload
         best: list[Optional[tuple[float, DPNode]]] = [None]
 
