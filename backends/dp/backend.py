@@ -92,7 +92,7 @@ class DpBackend(Backend):
 
         task = task_of(problem)
         if problem.plain and task.similarity and any(d.ordered for d in problem.dims):
-            return "ConTree", contree_result(problem, options.time_limit, report)
+            return "ConTree", contree_result(problem, options.time_limit, report, options.extra.get("scheduler"))
         from .streed import optimal_constrained_tree, optimal_front_tree
 
         if task.front:

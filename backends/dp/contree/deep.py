@@ -169,11 +169,12 @@ def _worker_clock(S: _Solver) -> Callable[[], None]:
 def deep_tree(X: np.ndarray, y: np.ndarray, depth: int, *, weights: Optional[np.ndarray] = None,
               n_classes: Optional[int] = None, min_leaf: int = 1, time_limit: Optional[float] = None,
               on_progress: Optional[Callable[[float, float, float], None]] = None,
-              processes: Optional[int] = None) -> DPResult:
+              processes: Optional[int] = None, scheduler: Optional[str] = None) -> DPResult:
     """The best tree of depth <= ``depth`` found in ``time_limit`` (see the module), with a
     proven lower bound (the optimum when the complete search finished, else 0);
     ``processes``: 1 or 2 (default: both cores for problems of ``PARALLEL_FROM`` rows x
-    columns and more)."""
+    columns and more); ``scheduler``: a Dask scheduler's address, whose workers take the
+    root's shares instead (``deep_dask``)."""
     start = time.perf_counter()
     X = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
     y = np.asarray(y).astype(np.int64, copy=False)
@@ -207,7 +208,15 @@ def deep_tree(X: np.ndarray, y: np.ndarray, depth: int, *, weights: Optional[np.
         if shared is not None and shared.value < best[0][0] - S.d_strict / 2 and on_progress is not None:
             on_progress(time.perf_counter() - start, shared.value, 0.0)
 
-    run = _Parallel(lds, root, depth, deadline, tick) if processes > 1 else _Serial(lds, root, depth)
+    run: Any
+    if scheduler is not None:
+        from .deep_dask import DaskRoot
+
+        run = DaskRoot(scheduler, X, y, w, K, depth, min_leaf, deadline, lambda: best[0][0])
+    elif processes > 1:
+        run = _Parallel(lds, root, depth, deadline, tick)
+    else:
+        run = _Serial(lds, root, depth)
     timed_out, iterations, proven = False, 0, False
     try:
         k = 0

@@ -94,3 +94,16 @@ def test_a_program_at_depth_five_reports_its_history():
     incumbents = [v for _, v, _ in res.history if v is not None]
     assert incumbents[-1] == res.objective and all(a >= b for a, b in zip(incumbents, incumbents[1:]))
     assert res.convergence_svg().startswith("<svg")
+
+
+@pytest.mark.slow  # a Dask LocalCluster of two worker processes
+def test_a_dask_cluster_proves_the_same_optimum():
+    pytest.importorskip("distributed")
+    from distributed import LocalCluster
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 4))
+    y = ((X[:, 0] > 0.2) ^ (X[:, 1] < -0.1) ^ (rng.random(300) < 0.15)).astype(int)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        res = deep_tree(X, y, 4, scheduler=cluster.scheduler_address)
+    assert res.status == "optimal" and res.cost == optimal_tree(X, y, 4).cost
