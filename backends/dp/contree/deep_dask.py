@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -90,7 +90,7 @@ class DaskRoot:
         from odt.compiler import limits
 
         left = None if math.isinf(self.deadline) else max(0.0, self.deadline - time.perf_counter())
-        futures = [a.run(kind, arg, self.best(), left) for a in self.actors]
+        futures: list[Any] = [a.run(kind, arg, self.best(), left) for a in self.actors]  # ActorFutures
         finished = True
         pending = list(futures)
         while pending:  # a signal to this process abandons the shares still running (no answer, unfinished)
