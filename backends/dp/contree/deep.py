@@ -171,7 +171,8 @@ def deep_tree(X: np.ndarray, y: np.ndarray, depth: int, *, weights: Optional[np.
               on_progress: Optional[Callable[[float, float, float], None]] = None,
               processes: Optional[int] = None, scheduler: Optional[str] = None) -> DPResult:
     """The best tree of depth <= ``depth`` found in ``time_limit`` (see the module), with a
-    proven lower bound (the optimum when the complete search finished, else 0);
+    proven lower bound (the optimum when the complete search finished, else the Bayes error
+    of rows with equal features);
     ``processes``: 1 or 2 (default: both cores for problems of ``PARALLEL_FROM`` rows x
     columns and more); ``scheduler``: a Dask scheduler's address, whose workers take the
     root's shares instead (``deep_dask``)."""
@@ -242,12 +243,21 @@ def deep_tree(X: np.ndarray, y: np.ndarray, depth: int, *, weights: Optional[np.
     cost = float(w[predict(tree, X) != y].sum())
     seconds = time.perf_counter() - start
     status = "optimal" if proven else "feasible"
-    lower = cost if proven else 0.0
+    lower = cost if proven else min(cost, _bayes(X, y, w, K))
     if on_progress is not None:
         on_progress(seconds, cost, lower)
     stats = dict(S.stats, lds_iterations=iterations, lds_memo=len(lds.memo), processes=processes,
                  timed_out=timed_out)
     return DPResult(tree, cost, lower, status, seconds, stats)
+
+
+def _bayes(X: np.ndarray, y: np.ndarray, w: np.ndarray, K: int) -> float:
+    """The Bayes error: the weight outvoted among rows with equal features, which no tree of
+    any depth separates (a lower bound at every depth)."""
+    _, group = np.unique(X, axis=0, return_inverse=True)
+    table = np.zeros((int(group.max()) + 1, K))
+    np.add.at(table, (group.ravel(), y), w)
+    return float(table.sum() - table.max(axis=1).sum())
 
 
 class _Serial:
