@@ -406,6 +406,7 @@ class DataSpec:
     missing: tuple[str, ...] = ()  # texts marking a missing cell (``missing "?"``); none: missing is an error
     missing_policy: str | None = None  # "drop" (rows with a missing number are dropped) or "learn"
     missing_span: Span | None = None
+    block_span: Span | None = None  # the data block (where a missing target is reported)
 
 
 @dataclass(frozen=True)
@@ -506,6 +507,23 @@ def _thresholds(values: np.ndarray, rule: ColumnRule) -> np.ndarray:
     return mids
 
 
+def implicit_target(table: RawTable, span: Span | None = None) -> str:
+    """The target of a data block that names none: the column named ``class``. Without
+    one it is an error that lists the columns (never a guess such as the last column).
+
+    >>> implicit_target(RawTable("<data>", {"a": np.zeros(2), "class": np.ones(2)}))
+    'class'
+    """
+    if "class" in table.columns:
+        return "class"
+    shown = ", ".join(list(table.columns)[:12]) + (", ..." if len(table.columns) > 12 else "")
+    python = table.name == "<data>"  # the rows came from Python: say it the Python way too
+    raise OdtDataError(f"{table.name}: no target column: the data block names none and no column is named 'class' "
+                       f"(the columns are {shown})", span,
+                       "name the label column in the data block:  data { target <column> }" +
+                       ("  or pass odt.compile(..., target=\"<column>\")" if python else ""))
+
+
 def build_dataset(table: RawTable, spec: DataSpec) -> Dataset:
     """Apply a ``DataSpec`` to a ``RawTable``: infer kinds, binarise, check the target."""
     with _allocating():
@@ -539,9 +557,9 @@ def _build_dataset(table: RawTable, spec: DataSpec) -> Dataset:
                 did_you_mean(name, cols, "column"),
             )
 
-    target = spec.target or ("class" if "class" in table.columns else cols[-1] if cols else None)
-    if target is None:
+    if not cols:
         raise OdtDataError(f"{table.name}: no columns")
+    target = spec.target or implicit_target(table)
     need(target, "target")
     need(spec.weight, "weight")
     need(spec.row_id, "id")

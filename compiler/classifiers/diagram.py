@@ -25,6 +25,7 @@ import numpy as np
 
 from ..data import Binarizer, Feature
 from .common import SCHEMA, Seen, as_table, binarize_rows, save_json
+from .layout import Layout
 from .render import Arc, Box, to_svg
 from .tree import Leaf, Split, Tree
 
@@ -101,6 +102,28 @@ class Diagram:
 
     def features_used(self) -> set[str]:
         return {c for i in self.reachable() for c in self.features[self.nodes[i].feature].columns}
+
+    def layout(self) -> Layout:
+        """The reachable decision nodes in topological order, then one terminal per arc
+        into a class, the yes arc first (``layout.Layout``)."""
+        if self.root < 0:
+            one = np.array([-1], dtype=np.int64)
+            return Layout(one, one, one, np.array([leaf_class(self.root)], dtype=np.int64), one, True)
+        live = self.reachable()
+        index = {old: k for k, old in enumerate(live)}
+        feature = [self.nodes[i].feature for i in live]
+        layer = [self.nodes[i].layer for i in live]
+        yes, no, label = [-1] * len(live), [-1] * len(live), [-1] * len(live)
+        for k, i in enumerate(live):
+            for side, ref in ((yes, self.nodes[i].if_true), (no, self.nodes[i].if_false)):
+                if ref >= 0:
+                    side[k] = index[ref]
+                    continue
+                side[k] = len(feature)
+                for col, value in ((feature, -1), (yes, -1), (no, -1), (label, leaf_class(ref)), (layer, -1)):
+                    col.append(value)
+        arrays = [np.array(c, dtype=np.int64) for c in (feature, yes, no, label, layer)]
+        return Layout(arrays[0], arrays[1], arrays[2], arrays[3], arrays[4], True)
 
     def paths(self) -> Iterator[tuple[list[int], int]]:
         """Every root-to-leaf path: (decision node indices, leaf reference). Exponential in

@@ -15,6 +15,7 @@ import numpy as np
 from ..data import Binarizer, Feature
 from ..errors import OdtError
 from .common import SCHEMA, Seen, as_table, binarize_rows, save_json
+from .layout import Layout
 from .render import Arc, Box, to_svg
 
 
@@ -70,6 +71,25 @@ class Tree:
 
     def features_used(self) -> set[str]:
         return {c for n, _ in self.walk() if isinstance(n, Split) for c in self.features[n.feature].columns}
+
+    def layout(self) -> Layout:
+        """The nodes numbered in pre-order, the yes child first, leaves included
+        (``layout.Layout``; scikit-learn's numbering of ``tree_``)."""
+        cols: tuple[list[int], ...] = ([], [], [], [], [])  # feature, yes, no, label, layer
+        stack: list[tuple[TreeNode, int, int, int]] = [(self.root, 0, -1, 0)]  # node, depth, parent, side
+        while stack:
+            node, depth, parent, side = stack.pop()
+            i = len(cols[0])
+            if parent >= 0:
+                cols[side][parent] = i
+            row = (node.feature, -1, -1, -1, depth) if isinstance(node, Split) else (-1, -1, -1, node.label, depth)
+            for col, value in zip(cols, row):
+                col.append(value)
+            if isinstance(node, Split):  # pre-order, yes first: push no, then yes
+                stack.append((node.if_false, depth + 1, i, 2))
+                stack.append((node.if_true, depth + 1, i, 1))
+        feature, yes, no, label, layer = (np.array(c, dtype=np.int64) for c in cols)
+        return Layout(feature, yes, no, label, layer)
 
     # ------------------------------------------------------------------ prediction
     def leaf_index_binary(self, Xb: np.ndarray) -> np.ndarray:

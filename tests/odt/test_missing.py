@@ -127,7 +127,7 @@ def test_the_estimator_takes_missing_cells_with_missing_drop():
     df = pd.read_csv(DATA / "credit-approval.csv", na_values="?")
     X, y = df.drop(columns="class"), df["class"]
     with pytest.raises(ValueError, match=r"column 'A1', row \d+: missing value"):
-        ODTClassifier(max_depth=1).fit(X, y)
+        ODTClassifier(max_depth=1, missing="error").fit(X, y)
     est = ODTClassifier(max_depth=2, missing="drop").fit(X, y)
     assert est.verified_ and len(est.result_.classifier.features) > 0
     numbers_present = X[["A2", "A14"]].notna().all(axis=1)
