@@ -319,6 +319,35 @@ def cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    from odt.compiler.classifiers import load_classifier
+    from odt.compiler.classifiers.export import node_statistics, sklearn_tree
+
+    if args.to == "onnx" and not args.output:
+        raise OdtError("--to onnx writes a binary file: give it a name with -o")
+    if args.output:
+        check_writable(args.output)
+        refuse_inputs(args.output, [("the model file", args.model), ("the data file", args.data)])
+    if args.target and not args.data:
+        raise OdtError("--target names the label column of --data: give --data too")
+    clf = load_classifier(args.model)
+    weights = rows = None
+    if args.data:
+        from odt.compiler.data import read_csv
+
+        weights, rows = node_statistics(clf, read_csv(args.data), args.target)
+    if args.to == "onnx":
+        from odt.compiler.classifiers.onnx import to_onnx
+
+        content: str | bytes = to_onnx(clf, weights).SerializeToString()
+    else:
+        content = json.dumps(sklearn_tree(clf, weights, rows), indent=2) + "\n"
+    if not args.output:
+        sys.stdout.write(str(content))
+        return 0
+    return _write_all({Path(args.output): content}, f"the --to {args.to} export")
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with usage errors as exit code 1 (a user error); 2 is kept for internal errors."""
 
@@ -436,6 +465,17 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--backend", help="dp | maxsat | cp | milp | auto")
     w.add_argument("--quiet", action="store_true", help="no progress bar")
     w.set_defaults(func=cmd_sweep)
+
+    e = sub.add_parser("export", help="write a saved classifier as ONNX or as scikit-learn tree arrays (JSON)")
+    e.add_argument("model")
+    e.add_argument("--to", choices=["onnx", "sklearn-json"], required=True,
+                   help="onnx: an ai.onnx.ml TreeEnsemble model (needs the onnx extra); sklearn-json: scikit-learn's "
+                        "tree_ arrays (odt.sklearn_tree.load_sklearn_json makes a DecisionTreeClassifier of it)")
+    e.add_argument("--data", help="a CSV of rows with their labels (e.g. the training data): class frequencies and "
+                                  "sample counts at every node")
+    e.add_argument("--target", help="the label column of --data (default: the one the classifier was trained on)")
+    e.add_argument("-o", "--output", help="write to this file (required for onnx)")
+    e.set_defaults(func=cmd_export)
 
     d = sub.add_parser("render", help="print a saved classifier (tree, diagram, BDD) as text, Graphviz DOT or SVG")
     d.add_argument("model")

@@ -228,6 +228,16 @@ class Diagram:
         """The picture Jupyter shows for a classifier (``render.to_svg``)."""
         return to_svg(self)
 
+    def to_onnx(self, data: Any = None, target: str | None = None) -> Any:
+        """This classifier as an ONNX model (``onnx.ModelProto``, ``classifiers.onnx``);
+        with ``data`` (rows with their labels, in column ``target`` or the training
+        label column) its probabilities are the class frequencies of those rows."""
+        from .export import node_statistics
+        from .onnx import to_onnx
+
+        weights = None if data is None else node_statistics(self, as_table(data, self.input_columns), target)[0]
+        return to_onnx(self, weights)
+
     def to_json(self) -> dict:
         def ref(r: int) -> dict:
             return {"class": leaf_class(r)} if r < 0 else {"node": r}

@@ -179,6 +179,16 @@ class Tree:
         """The picture Jupyter shows for a classifier (``render.to_svg``)."""
         return to_svg(self)
 
+    def to_onnx(self, data: Any = None, target: str | None = None) -> Any:
+        """This classifier as an ONNX model (``onnx.ModelProto``, ``classifiers.onnx``);
+        with ``data`` (rows with their labels, in column ``target`` or the training
+        label column) its probabilities are the class frequencies of those rows."""
+        from .export import node_statistics
+        from .onnx import to_onnx
+
+        weights = None if data is None else node_statistics(self, as_table(data, self.input_columns), target)[0]
+        return to_onnx(self, weights)
+
     # ------------------------------------------------------------------ JSON (E1)
     def to_json(self) -> dict:
         def node(n: TreeNode) -> dict:
