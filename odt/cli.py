@@ -294,7 +294,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
 
 def cmd_render(args: argparse.Namespace) -> int:
     from odt.compiler.classifiers import load_classifier
-    from odt.compiler.classifiers.render import to_dot, to_svg
+    from odt.compiler.classifiers.render import to_dot, to_svg, to_text
 
     if args.output:
         check_writable(args.output)
@@ -305,10 +305,10 @@ def cmd_render(args: argparse.Namespace) -> int:
         from odt.compiler.data import read_csv
 
         table = read_csv(args.data)
-    if args.format == "text":
-        text = clf.to_text()
-    else:
-        text = to_dot(clf, table) if args.format == "dot" else to_svg(clf, table)
+    if args.target and table is None:
+        raise OdtError("--target names the label column of --data: give --data too")
+    draw = {"text": to_text, "dot": to_dot, "svg": to_svg}[args.format]
+    text = draw(clf, table, target=args.target)
     if args.output:
         problem = write_or_keep(args.output, text + ("" if text.endswith("\n") else "\n"), "the drawing")
         if problem is not None:
@@ -480,7 +480,9 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("render", help="print a saved classifier (tree, diagram, BDD) as text, Graphviz DOT or SVG")
     d.add_argument("model")
     d.add_argument("--format", choices=["text", "dot", "svg"], default="text")
-    d.add_argument("--data", help="a CSV of rows (e.g. the training data): show how many pass each node and arc")
+    d.add_argument("--data", help="a CSV of rows (e.g. the training data): show how many pass each node and arc, "
+                                  "and their count per class")
+    d.add_argument("--target", help="the label column of --data (default: the one the classifier was trained on)")
     d.add_argument("-o", "--output", help="write to this file instead of stdout")
     d.set_defaults(func=cmd_render)
     return p

@@ -374,7 +374,9 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
         """The fitted classifier's picture (Jupyter shows it for a fitted estimator)."""
         if not hasattr(self, "classifier_"):
             return None
-        return self.classifier_._repr_svg_()
+        from odt.compiler.classifiers.render import to_svg
+
+        return to_svg(self.classifier_, weights=self.node_counts_, rows=self.n_node_samples_)  # with its training counts
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, str]:
         bundle = super()._repr_mimebundle_(**kwargs)

@@ -26,7 +26,7 @@ import numpy as np
 from ..data import Binarizer, Feature
 from .common import SCHEMA, Seen, as_table, binarize_rows, save_json
 from .layout import Layout
-from .render import Arc, Box, to_svg
+from .render import to_svg
 from .tree import Leaf, Split, Tree
 
 
@@ -199,31 +199,6 @@ class Diagram:
         return "\n".join(lines)
 
     # ------------------------------------------------------------------ JSON (E1)
-    def graph(self, table: Any = None) -> tuple[list[Box], list[Arc]]:
-        """The drawing's boxes (nodes by layer, one box per class used) and yes/no arcs;
-        with ``table`` (raw rows) each also counts the rows that pass it (``render``)."""
-        counts = arcs_taken = None
-        if table is not None:
-            _, counts, arcs_taken = self.route(Binarizer(self.features).transform(table))
-        boxes: list[Box] = []
-        arcs: list[Arc] = []
-        live = self.reachable()
-        for i in live:
-            n = self.nodes[i]
-            label = self.features[n.feature].name + ("" if counts is None else f"\n{counts[i]} samples")
-            boxes.append(Box(f"n{i}", label, n.layer, False))
-        used = sorted({leaf_class(r) for i in live for r in (self.nodes[i].if_true, self.nodes[i].if_false) if r < 0}
-                      | ({leaf_class(self.root)} if self.root < 0 else set()))
-        boxes.extend(Box(f"c{c}", str(self.classes[c]), -1, True) for c in used)
-        for i in live:
-            n = self.nodes[i]
-            for yes, ref in ((True, n.if_true), (False, n.if_false)):
-                label = "yes" if yes else "no"
-                if arcs_taken is not None:
-                    label += f" ({int(arcs_taken[i, yes].sum()) if (i, yes) in arcs_taken else 0})"
-                arcs.append(Arc(f"n{i}", f"c{leaf_class(ref)}" if ref < 0 else f"n{ref}", label, yes))
-        return boxes, arcs
-
     def _repr_svg_(self) -> str:
         """The picture Jupyter shows for a classifier (``render.to_svg``)."""
         return to_svg(self)

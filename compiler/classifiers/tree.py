@@ -16,7 +16,7 @@ from ..data import Binarizer, Feature
 from ..errors import OdtError
 from .common import SCHEMA, Seen, as_table, binarize_rows, save_json
 from .layout import Layout
-from .render import Arc, Box, to_svg
+from .render import to_svg
 
 
 
@@ -148,32 +148,6 @@ class Tree:
 
         emit(self.root, "")
         return "\n".join(lines)
-
-    def graph(self, table: Any = None) -> tuple[list[Box], list[Arc]]:
-        """The drawing's boxes (nodes by depth, leaves) and yes/no arcs; with ``table``
-        (raw rows) each box and arc also counts the rows that pass it (``render``)."""
-        Xb = Binarizer(self.features).transform(table) if table is not None else None
-        boxes: list[Box] = []
-        arcs: list[Arc] = []
-
-        def visit(node, depth: int, rows: np.ndarray | None) -> str:
-            key = f"n{len(boxes)}"
-            count = "" if rows is None else f"\n{rows.size} samples"
-            if isinstance(node, Leaf):
-                boxes.append(Box(key, f"{self.classes[node.label]}{count}", depth, True))
-                return key
-            boxes.append(Box(key, self.features[node.feature].name + count, depth, False))
-            sides: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
-            if rows is not None and Xb is not None:
-                hit = Xb[rows, node.feature]
-                sides = (rows[hit], rows[~hit])
-            for yes, child, sub in ((True, node.if_true, sides[0]), (False, node.if_false, sides[1])):
-                target = visit(child, depth + 1, sub)
-                arcs.append(Arc(key, target, ("yes" if yes else "no") + ("" if sub is None else f" ({sub.size})"), yes))
-            return key
-
-        visit(self.root, 0, None if Xb is None else np.arange(Xb.shape[0]))
-        return boxes, arcs
 
     def _repr_svg_(self) -> str:
         """The picture Jupyter shows for a classifier (``render.to_svg``)."""
