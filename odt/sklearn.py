@@ -521,6 +521,15 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
                                  for d in exc.diagnostics]) from None
 
 
+def export_text(model: Any, **kwargs: Any) -> str:
+    """The rules of a fitted ``ODTClassifier`` as ``sklearn.tree.export_text`` writes a
+    tree's, with its arguments (``feature_names``, ``class_names``, ``max_depth``,
+    ``spacing``, ``decimals``, ``show_weights``); see ``odt.sklearn_tree.export_text``."""
+    from odt.sklearn_tree import export_text as export
+
+    return export(model, **kwargs)
+
+
 #: check name -> why ODTClassifier does not always pass it (see the class docstring).
 SKIPPED_CHECKS: dict[str, str] = {
     "check_sample_weight_equivalence_on_dense_data":

@@ -103,3 +103,87 @@ def _with_encoder(est: DecisionTreeClassifier, features: list, columns: list[str
     table = pd.DataFrame({c: sample[c] for c in columns})
     encoder.fit(table if named else table.to_numpy(dtype=object))
     return Pipeline([("encode", encoder), ("tree", est)])
+
+
+def export_text(model: Any, *, feature_names: Sequence[str] | None = None, class_names: Sequence[Any] | None = None,
+                max_depth: int = 10, spacing: int = 3, decimals: int = 2, show_weights: bool = False) -> str:
+    """A text report of the rules of a fitted ``ODTClassifier`` (or an odt ``Tree`` or
+    ``Diagram``), in the format and with the arguments of ``sklearn.tree.export_text``:
+    ``|--- Weight <= 85.50`` for a test's yes side, ``|--- Weight >  85.50`` for its no
+    side (``Gender == Male`` / ``Gender != Male`` for a category, ``or missing`` on the
+    side a missing value takes), ``class: 4`` at a leaf (with ``show_weights``, the
+    training class weights the estimator counted there). A diagram or BDD is unfolded
+    (its shared nodes repeat on every path). ``feature_names`` renames the columns of X in
+    order; ``class_names`` the classes."""
+    from odt.compiler.classifiers.export import unfold
+    from odt.compiler.features import missing_rule
+
+    clf = getattr(model, "classifier_", model)
+    weights = getattr(model, "node_counts_", None)
+    if show_weights and weights is None:
+        raise OdtError("show_weights needs the training class weights: pass a fitted ODTClassifier")
+    if hasattr(model, "feature_names_in_"):
+        names = [str(c) for c in model.feature_names_in_]
+    else:
+        names = [f"x{j}" for j in range(getattr(model, "n_features_in_", 0))] or list(clf.input_columns)
+    rename = dict(zip(names, feature_names)) if feature_names is not None else {}
+    if feature_names is not None and len(feature_names) != len(names):
+        raise ValueError(f"feature_names must hold {len(names)} names (one per column of X), got {len(feature_names)}")
+    labels = list(class_names) if class_names is not None else list(clf.classes)
+    if len(labels) != len(clf.classes):
+        raise ValueError(f"class_names must hold {len(clf.classes)} names, got {len(labels)}")
+    layout = clf.layout()
+    src, first, second, _ = unfold(layout)
+
+    def col(c: str) -> str:
+        return str(rename.get(c, c))
+
+    def sides(f: Any) -> tuple[str, str]:
+        if f.kind == "threshold":
+            t = f"{f.threshold:.{decimals}f}"
+            yes, no = f"{col(f.column)} <= {t}", f"{col(f.column)} >  {t}"
+            rule = missing_rule(f)
+            if rule is not None:
+                yes, no = (yes + " or missing", no) if rule[0] else (yes, no + " or missing")
+            return yes, no
+        if f.kind == "binary":
+            return f"{col(f.column)} == 1", f"{col(f.column)} != 1"
+        if f.kind == "category":
+            return f"{col(f.column)} == {f.category}", f"{col(f.column)} != {f.category}"
+        text = f.name.split(" >= ")[0]
+        for c in f.columns:
+            text = text.replace(c, col(c))
+        return f"{text} >= {f.threshold:.{decimals}f}", f"{text} <  {f.threshold:.{decimals}f}"
+
+    bar, dash, lines = "|" + " " * spacing, "|" + "-" * spacing + " ", []
+
+    def leaf(k: int, depth: int) -> None:
+        i = int(src[k])
+        text = f"class: {labels[int(layout.label[i])]}"
+        if show_weights and weights is not None:
+            text = "weights: [" + ", ".join(f"{v:.{decimals}f}" for v in weights[i]) + "] " + text
+        lines.append(bar * depth + dash + text)
+
+    def visit(k: int, depth: int) -> None:
+        i = int(src[k])
+        if layout.feature[i] < 0:
+            leaf(k, depth)
+            return
+        if depth > max_depth:  # as scikit-learn: tests to depth max_depth, then the depth of what is cut
+            lines.append(bar * depth + dash + f"truncated branch of depth {1 + _height(k, first, second)}")
+            return
+        yes, no = sides(clf.features[int(layout.feature[i])])
+        lines.append(bar * depth + dash + yes)
+        visit(int(first[k]), depth + 1)
+        lines.append(bar * depth + dash + no)
+        visit(int(second[k]), depth + 1)
+
+    visit(0, 0)
+    return "\n".join(lines) + "\n"
+
+
+def _height(k: int, first: np.ndarray, second: np.ndarray) -> int:
+    """The number of tests on the longest path below tree node ``k``."""
+    if first[k] < 0:
+        return 0
+    return 1 + max(_height(int(first[k]), first, second), _height(int(second[k]), first, second))

@@ -282,3 +282,34 @@ def test_an_oblique_tree_has_no_scikit_learn_form_and_says_so():
                         backend="milp", time_limit=60).fit(df.drop(columns="class"), df["class"])
     with pytest.raises(odt.OdtError, match="is oblique .* a scikit-learn tree compares one column"):
         est.to_sklearn()
+
+
+# ---------------------------------------------------------------- export_text
+
+@pytest.mark.parametrize("kwargs", [{}, {"max_depth": 1}, {"show_weights": True, "spacing": 2, "decimals": 1}])
+def test_export_text_writes_what_scikit_learn_writes_for_the_same_tree(kwargs):
+    from sklearn.tree import export_text as sklearn_export_text
+
+    from odt.sklearn import export_text
+
+    df = pd.read_csv(IRIS)
+    X, y = df.drop(columns="class"), df["class"]
+    est = ODTClassifier(max_depth=3).fit(X, y)
+    assert export_text(est, **kwargs) == sklearn_export_text(est.to_sklearn(), feature_names=list(X.columns),
+                                                             **kwargs)
+
+
+def test_export_text_speaks_of_categories_missing_sides_and_unfolds_diagrams(models):
+    from odt.sklearn import export_text
+
+    X, y, fitted = models
+    text = export_text(fitted["tree"], feature_names=["sex", "height", "weight"], class_names=list("abcdef"))
+    assert "|--- weight <= " in text and "class: " in text
+    for kind in ("diagram", "bdd"):
+        unfolded = export_text(fitted[kind])
+        assert unfolded.count("class: ") == len(fitted[kind].classifier_.unfold().layout().terminals)
+    hep = pd.read_csv(DATA / "hepatitis.csv", na_values="?")
+    est = ODTClassifier(max_depth=2).fit(hep.drop(columns="class"), hep["class"])
+    assert " or missing" in export_text(est)
+    with pytest.raises(ValueError, match="feature_names must hold 3 names"):
+        export_text(fitted["tree"], feature_names=["a"])
