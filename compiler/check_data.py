@@ -85,11 +85,12 @@ def data_spec(block: ast.DataBlock | None, errs: Collector | None = None) -> Dat
 
 def _missing_policy(policy: ast.Name | None, errs: Collector) -> str | None:
     """What a missing numeric or binary cell means: ``learn`` (each split sends it to the side
-    the solver chooses), ``drop`` its row, or (no word) an error."""
-    if policy is None or policy.text == "drop":
-        return None if policy is None else "drop"
-    if policy.text == "learn":
+    the solver chooses; also when no word is given, as scikit-learn's trees do) or ``drop``
+    its row."""
+    if policy is None or policy.text == "learn":
         return "learn"
+    if policy.text == "drop":
+        return "drop"
     errs.add(OdtTypeError, f"unknown missing-value policy '{policy.text}'", policy.span,
              "write (learn): each split learns where a missing number goes, or (drop): such rows are dropped")
     return None

@@ -360,7 +360,7 @@ def table_from_python(data: Any, target: Any = None, name: str = "<data>", missi
     lengths = {len(v) for v in columns.values()}
     if len(lengths) > 1:
         raise OdtDataError(f"{name}: columns have different lengths {sorted(lengths)}")
-    hint = 'declare what a missing cell means in the data block:  missing "?" (drop)  (NaN and None count as missing)'
+    hint = 'declare missing cells in the data block:  missing "?"  (NaN and None count as missing; each split learns where they go)'
     for col, values in columns.items():
         if missing:
             break
@@ -650,8 +650,8 @@ def _infer_rule(table: RawTable, col: str) -> ColumnRule:
         cell = str(texts[inverse[i]])
         raise OdtDataError(
             f"{table.name}: column '{col}' is numeric but {table.where(i)} holds '{texts[inverse[i]]}'",
-            hint=(f"if '{cell}' marks a missing value, declare  missing \"{cell}\" (learn)  (each split learns "
-                  f"where it goes) or (drop) (its rows are dropped); else 'categorical {col}' (every value a category) or 'drop {col}'"
+            hint=(f"if '{cell}' marks a missing value, declare  missing \"{cell}\"  (each split learns where it "
+                  f"goes; (drop) drops its rows instead); else 'categorical {col}' (every value a category) or 'drop {col}'"
                   if cell.strip().lower() in _MARKERS else
                   f"declare 'categorical {col}' (every value a category) or 'drop {col}', or clean the value"),
         )

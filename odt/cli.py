@@ -455,9 +455,10 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--grid", action="append", required=True, metavar="NAME=V1,V2,...",
                    help="values of one parameter (param NAME = ...); repeat for a grid of every combination")
     w.add_argument("--folds", type=int, default=5, help="k of the stratified k-fold cross-validation (default 5)")
-    w.add_argument("--scheduler", default="local",
-                   help="'local' (default: an embedded LocalCluster, one worker process per core), a Dask "
-                        "scheduler address (tcp://host:8786), or 'none' (sequential, in this process)")
+    w.add_argument("--scheduler", default="auto",
+                   help="'auto' (default: in this process, and an embedded Dask LocalCluster for the rest once the "
+                        "work left pays for its start-up), 'local' (a LocalCluster from the start, one worker "
+                        "process per core), a Dask scheduler address (tcp://host:8786), or 'none' (in this process)")
     w.add_argument("-o", "--output", help="CSV of every (setting, fold), written as tasks finish")
     w.add_argument("--plot", help="SVG of mean test accuracy against size, with error bars")
     w.add_argument("--seed", type=int, default=0, help="fixes the folds (default 0)")

@@ -7,7 +7,7 @@ on (X, y) — exactly what ``odt.compile(self.program_text_, data=..., params=..
 returns (``tests/odt/test_sklearn.py`` checks it), with the solve's status, bound, gap and
 verification report as fitted attributes.
 
-Needs scikit-learn (``pip install "odt-dsl[sklearn]"``).
+Needs scikit-learn (from a checkout: ``pip install ".[sklearn]"``).
 """
 from __future__ import annotations
 

@@ -45,8 +45,7 @@ def _onnx() -> Any:
     try:
         import onnx
     except ImportError:
-        raise OdtError("exporting to ONNX needs the onnx package", hint='pip install "odt-dsl[onnx]" (from a '
-                       'checkout: pip install ".[onnx]")') from None
+        raise OdtError("exporting to ONNX needs the onnx package", hint='from a checkout: pip install ".[onnx]"') from None
     return onnx
 
 
