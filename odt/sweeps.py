@@ -42,11 +42,12 @@ from odt.compiler.parse import parse_program
 from odt.outputs import refuse_inputs, refuse_same_outputs, write_or_keep
 from odt.program import compile as compile_program
 
-#: Seconds an embedded LocalCluster costs to start, load odt in its workers and stop (2
-#: workers: 3-4 s on an idle machine, 13-35 s beside other sessions' tests; measured with
-#: bench/sweep_scheduler.py, see bench/RESULTS.md): with W workers it pays once the
-#: sequential work left exceeds DASK_STARTUP * W / (W - 1), 16 s on two cores.
-DASK_STARTUP = 8.0
+#: Seconds an embedded LocalCluster costs to start, load odt in its workers and stop, with
+#: 2 workers on the shared 2-core machine (bench/sweep_scheduler.py, bench/RESULTS.md: it
+#: never paid up to a 60-task sweep of 29 s sequential work, costing 13-49 s more; idle,
+#: issue 28 saw 3 s): with W workers it pays once the sequential work left exceeds
+#: DASK_STARTUP * W / (W - 1), 60 s on two cores.
+DASK_STARTUP = 30.0
 
 #: The measured columns of a sweep's rows, after the parameters and the fold.
 MEASURES = ("train_accuracy", "test_accuracy", "size", "leaves", "depth", "seconds", "status", "gap", "objective")
@@ -324,7 +325,7 @@ def dask_pays(spent: float, done: int, left: int, workers: int, startup: float =
     the tasks taking the mean of the ``done`` ones (``spent`` seconds in all): the
     sequential work left beats the cluster's start-up plus that work shared by the workers.
 
-    >>> dask_pays(1.0, 2, 7, 2), dask_pays(8.0, 2, 7, 2), dask_pays(40.0, 1, 1, 1)
+    >>> dask_pays(1.0, 2, 7, 2), dask_pays(40.0, 2, 7, 2), dask_pays(40.0, 1, 1, 1)
     (False, True, False)
     """
     if not done or workers < 2:
