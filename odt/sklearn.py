@@ -47,6 +47,8 @@ MISSING = "?"
 
 
 _UNKNOWN_HINT = "ODTClassifier(unknown='majority') predicts the training majority class for such rows"
+_NO_DIRECTION = ("no training row had a missing value in this column, so no split learned where one goes: fill the "
+                 "cell, or fit on rows that have missing values in it (missing='learn')")
 
 
 class OdtInputError(OdtDataError, ValueError):
@@ -517,7 +519,8 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
                     unseen[rows] = True
             return Xb, unseen
         except OdtDataError as exc:
-            raise OdtInputError([dataclasses.replace(d, hint=_UNKNOWN_HINT if d.hint and "--unknown" in d.hint else d.hint)
+            raise OdtInputError([dataclasses.replace(d, hint=_UNKNOWN_HINT if d.hint and "--unknown" in d.hint else
+                                                     _NO_DIRECTION if "missing or non-finite" in d.message else d.hint)
                                  for d in exc.diagnostics]) from None
 
 

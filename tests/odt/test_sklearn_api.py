@@ -146,6 +146,12 @@ def test_missing_values_learn_a_direction_by_default_as_scikit_learn_trees_do():
     assert est.score(X, y) == ODTClassifier(max_depth=2, missing="learn").fit(X, y).score(X, y)
     with pytest.raises(ValueError, match="missing value"):
         ODTClassifier(max_depth=2, missing="error").fit(X, y)
+    iris = pd.read_csv(IRIS)
+    clean = ODTClassifier(max_depth=2).fit(iris.drop(columns="class"), iris["class"])
+    row = iris.drop(columns="class").head(1).assign(Petal_length=np.nan)
+    with pytest.raises(ValueError, match="(?s)column .Petal_length., row 1: missing .* no training row had a missing "
+                                         "value in this column"):
+        clean.predict(row)  # refused, not routed by a guess
 
 
 def test_a_class_left_without_rows_by_missing_drop_keeps_every_label_in_place():
