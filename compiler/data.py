@@ -528,7 +528,7 @@ def table_from_python(data: Any, target: Any = None, name: str = "<data>", missi
     lengths = {len(v) for v in columns.values()}
     if len(lengths) > 1:
         raise OdtDataError(f"{name}: columns have different lengths {sorted(lengths)}")
-    hint = 'declare what a missing cell means in the data block:  missing "?" (drop)  (NaN and None count as missing)'
+    hint = 'declare missing cells in the data block:  missing "?"  (NaN and None count as missing; each split learns where they go)'
     for col, values in columns.items():
         if missing:
             break
@@ -594,6 +594,7 @@ class DataSpec:
     missing: tuple[str, ...] = ()  # texts marking a missing cell (``missing "?"``); none: missing is an error
     missing_policy: str | None = None  # "drop" (rows with a missing number are dropped) or "learn"
     missing_span: Span | None = None
+    block_span: Span | None = None  # the data block (where a missing target is reported)
 
 
 @dataclass(frozen=True)
@@ -694,6 +695,23 @@ def _thresholds(values: np.ndarray, rule: ColumnRule) -> np.ndarray:
     return mids
 
 
+def implicit_target(table: RawTable, span: Span | None = None) -> str:
+    """The target of a data block that names none: the column named ``class``. Without
+    one it is an error that lists the columns (never a guess such as the last column).
+
+    >>> implicit_target(RawTable("<data>", {"a": np.zeros(2), "class": np.ones(2)}))
+    'class'
+    """
+    if "class" in table.columns:
+        return "class"
+    shown = ", ".join(list(table.columns)[:12]) + (", ..." if len(table.columns) > 12 else "")
+    python = table.name == "<data>"  # the rows came from Python: say it the Python way too
+    raise OdtDataError(f"{table.name}: no target column: the data block names none and no column is named 'class' "
+                       f"(the columns are {shown})", span,
+                       "name the label column in the data block:  data { target <column> }" +
+                       ("  or pass odt.compile(..., target=\"<column>\")" if python else ""))
+
+
 def build_dataset(table: RawTable, spec: DataSpec) -> Dataset:
     """Apply a ``DataSpec`` to a ``RawTable``: infer kinds, binarise, check the target."""
     with _allocating():
@@ -727,9 +745,9 @@ def _build_dataset(table: RawTable, spec: DataSpec) -> Dataset:
                 did_you_mean(name, cols, "column"),
             )
 
-    target = spec.target or ("class" if "class" in table.columns else cols[-1] if cols else None)
-    if target is None:
+    if not cols:
         raise OdtDataError(f"{table.name}: no columns")
+    target = spec.target or implicit_target(table)
     need(target, "target")
     need(spec.weight, "weight")
     need(spec.row_id, "id")
@@ -823,8 +841,8 @@ def _infer_rule(table: RawTable, col: str) -> ColumnRule:
         raise OdtDataError(
             f"{'' if span is not None else table.name + ': '}column '{col}' is numeric but {table.where(i)} "
             f"holds '{texts[inverse[i]]}'", span,
-            hint=(f"if '{cell}' marks a missing value, declare  missing \"{cell}\" (learn)  (each split learns "
-                  f"where it goes) or (drop) (its rows are dropped); else 'categorical {col}' (every value a category) or 'drop {col}'"
+            hint=(f"if '{cell}' marks a missing value, declare  missing \"{cell}\"  (each split learns where it "
+                  f"goes; (drop) drops its rows instead); else 'categorical {col}' (every value a category) or 'drop {col}'"
                   if cell.strip().lower() in _MARKERS else
                   f"declare 'categorical {col}' (every value a category) or 'drop {col}', or clean the value"),
         )

@@ -300,7 +300,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
 
 def cmd_render(args: argparse.Namespace) -> int:
     from odt.compiler.classifiers import load_classifier
-    from odt.compiler.classifiers.render import to_dot, to_svg
+    from odt.compiler.classifiers.render import to_dot, to_svg, to_text
 
     if args.output:
         check_writable(args.output)
@@ -311,10 +311,10 @@ def cmd_render(args: argparse.Namespace) -> int:
         from odt.compiler.data import read_csv
 
         table = read_csv(args.data, empty_cells=True)
-    if args.format == "text":
-        text = clf.to_text()
-    else:
-        text = to_dot(clf, table) if args.format == "dot" else to_svg(clf, table)
+    if args.target and table is None:
+        raise OdtError("--target names the label column of --data: give --data too")
+    draw = {"text": to_text, "dot": to_dot, "svg": to_svg}[args.format]
+    text = draw(clf, table, target=args.target)
     if args.output:
         problem = write_or_keep(args.output, text + ("" if text.endswith("\n") else "\n"), "the drawing")
         if problem is not None:
@@ -323,6 +323,35 @@ def cmd_render(args: argparse.Namespace) -> int:
     else:
         print(text.rstrip("\n"))
     return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from odt.compiler.classifiers import load_classifier
+    from odt.compiler.classifiers.export import node_statistics, sklearn_tree
+
+    if args.to == "onnx" and not args.output:
+        raise OdtError("--to onnx writes a binary file: give it a name with -o")
+    if args.output:
+        check_writable(args.output)
+        refuse_inputs(args.output, [("the model file", args.model), ("the data file", args.data)])
+    if args.target and not args.data:
+        raise OdtError("--target names the label column of --data: give --data too")
+    clf = load_classifier(args.model)
+    weights = rows = None
+    if args.data:
+        from odt.compiler.data import read_csv
+
+        weights, rows = node_statistics(clf, read_csv(args.data, empty_cells=True), args.target)
+    if args.to == "onnx":
+        from odt.compiler.classifiers.onnx import to_onnx
+
+        content: str | bytes = to_onnx(clf, weights).SerializeToString()
+    else:
+        content = json.dumps(sklearn_tree(clf, weights, rows), indent=2) + "\n"
+    if not args.output:
+        sys.stdout.write(str(content))
+        return 0
+    return _write_all({Path(args.output): content}, f"the --to {args.to} export")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -433,9 +462,10 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--grid", action="append", required=True, metavar="NAME=V1,V2,...",
                    help="values of one parameter (param NAME = ...); repeat for a grid of every combination")
     w.add_argument("--folds", type=int, default=5, help="k of the stratified k-fold cross-validation (default 5)")
-    w.add_argument("--scheduler", default="local",
-                   help="'local' (default: an embedded LocalCluster, one worker process per core), a Dask "
-                        "scheduler address (tcp://host:8786), or 'none' (sequential, in this process)")
+    w.add_argument("--scheduler", default="auto",
+                   help="'auto' (default: in this process, and an embedded Dask LocalCluster for the rest once the "
+                        "work left pays for its start-up), 'local' (a LocalCluster from the start, one worker "
+                        "process per core), a Dask scheduler address (tcp://host:8786), or 'none' (in this process)")
     w.add_argument("-o", "--output", help="CSV of every (setting, fold), written as tasks finish")
     w.add_argument("--plot", help="SVG of mean test accuracy against size, with error bars")
     w.add_argument("--seed", type=int, default=0, help="fixes the folds (default 0)")
@@ -444,10 +474,23 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--quiet", action="store_true", help="no progress bar")
     w.set_defaults(func=cmd_sweep)
 
+    e = sub.add_parser("export", help="write a saved classifier as ONNX or as scikit-learn tree arrays (JSON)")
+    e.add_argument("model")
+    e.add_argument("--to", choices=["onnx", "sklearn-json"], required=True,
+                   help="onnx: an ai.onnx.ml TreeEnsemble model (needs the onnx extra); sklearn-json: scikit-learn's "
+                        "tree_ arrays (odt.sklearn_tree.load_sklearn_json makes a DecisionTreeClassifier of it)")
+    e.add_argument("--data", help="a CSV of rows with their labels (e.g. the training data): class frequencies and "
+                                  "sample counts at every node")
+    e.add_argument("--target", help="the label column of --data (default: the one the classifier was trained on)")
+    e.add_argument("-o", "--output", help="write to this file (required for onnx)")
+    e.set_defaults(func=cmd_export)
+
     d = sub.add_parser("render", help="print a saved classifier (tree, diagram, BDD) as text, Graphviz DOT or SVG")
     d.add_argument("model")
     d.add_argument("--format", choices=["text", "dot", "svg"], default="text")
-    d.add_argument("--data", help="a CSV of rows (e.g. the training data): show how many pass each node and arc")
+    d.add_argument("--data", help="a CSV of rows (e.g. the training data): show how many pass each node and arc, "
+                                  "and their count per class")
+    d.add_argument("--target", help="the label column of --data (default: the one the classifier was trained on)")
     d.add_argument("-o", "--output", help="write to this file instead of stdout")
     d.set_defaults(func=cmd_render)
     return p

@@ -28,7 +28,7 @@ from odt.compiler.check_feasible import data_conflict
 from odt.compiler.data import table_from_python
 from odt.compiler.encode import objective as objective_enc
 from odt.compiler.errors import (InfeasibleProgram, OdtDataError, OdtError, OdtInputError, OdtInputTypeError,
-                                 UnsupportedConstruct, VerificationFailed, decode_utf8)
+                                 UnsupportedConstruct, VerificationFailed, decode_utf8, did_you_mean)
 from odt.strategies.depth_search import solve_depth_range
 from odt.compiler.evaluate import evaluate
 from odt.strategies.explain import minimal_conflict
@@ -606,7 +606,7 @@ def _seen(data) -> Seen:
             if f.kind == "category":
                 cats.setdefault(f.column, []).append(str(f.category))
     totals = np.bincount(data.y, weights=data.row_weights(), minlength=len(data.classes))
-    return Seen(tuple((c, tuple(v)) for c, v in cats.items()), int(np.argmax(totals)))
+    return Seen(tuple((c, tuple(v)) for c, v in cats.items()), int(np.argmax(totals)), data.target)
 
 
 def _budget(opts: SolveOptions) -> float:
@@ -635,7 +635,10 @@ def compile(text: str, data: Any = None, target: Any = None, filename: str = "<s
         text: the program.
         data: a pandas DataFrame, a dict of columns or a 2-D numpy array; when None the
             program's ``data "file.csv"`` block is read (relative to ``base_dir``).
-        target: the labels when ``data`` is an array (its column becomes ``class``).
+        target: the label column: its name in ``data`` (a DataFrame or dict), or the labels
+            themselves (an array, which becomes the column ``class``). Without it the data
+            block's ``target`` names it, else the column ``class``; data with neither is an
+            error that lists the columns.
         params: values overriding the program's ``param`` declarations, e.g.
             ``{"depth": 4, "alpha": 0.01}`` (floats are read as their shortest decimal).
     Raises:
@@ -655,7 +658,13 @@ def compile(text: str, data: Any = None, target: Any = None, filename: str = "<s
         ast_program = resolve_params(ast_program, given)
     if data is not None:
         missing = any(isinstance(i, ast.MissingItem) for b in ast_program.of(ast.DataBlock) for i in b.items)
-        return Program(check(ast_program, table_from_python(data, target, missing=missing)))
+        named = target if isinstance(target, str) else None
+        table = table_from_python(data, None if named is not None else target, missing=missing)
+        if named is not None and named not in table.columns:
+            raise OdtDataError(f"target='{named}' is not a column of the data (its columns are "
+                               f"{', '.join(list(table.columns)[:12])}{', ...' if len(table.columns) > 12 else ''})",
+                               hint=did_you_mean(named, table.columns, "column"))
+        return Program(check(ast_program, table, target=named))
     try:
         table = load_table(ast_program, Path(base_dir) if base_dir is not None else None)
     except OdtDataError as exc:  # reported with every other problem of the program
