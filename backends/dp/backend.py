@@ -14,7 +14,9 @@ enter with their raw values (S7), other features as 0/1 columns. The result is t
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
+from typing import Callable
 
 from odt.compiler import ir, limits
 from odt.compiler.classifiers import Diagram, Leaf, Split, Tree, TreeNode
@@ -24,6 +26,7 @@ from odt.compiler.search import TreeSearch
 from odt.compiler.search_bdd import BddSearch
 
 from ..base import Artifact, Backend, BackendResult, Progress, SolveOptions, Status, Stopwatch
+from . import jit
 from .bdd import optimal_bdd, to_diagram
 from .contree import DPLeaf, DPNode, optimal_tree
 
@@ -93,8 +96,26 @@ class DpBackend(Backend):
             if isinstance(problem, BddSearch):
                 return self._solve_bdd(problem, options)
             if problem.plain and any(d.ordered for d in problem.dims):  # raw thresholds: ConTree's intervals
-                return self._solve_plain(problem, options)
-            return self._solve_constrained(problem, options)  # 0/1 columns: the bitset kernels
+                return self._switching(self._solve_plain, problem, options)
+            return self._switching(self._solve_constrained, problem, options)  # 0/1 columns: the bitset kernels
+
+    def _switching(self, solve: Callable[[TreeSearch, SolveOptions], tuple[Tree, BackendResult]],
+                   problem: TreeSearch, options: SolveOptions) -> tuple[Tree, BackendResult]:
+        """``solve``, on numpy while the engine's kernels compile in another process
+        (``jit``); when they are compiled before it ends, it stops and solves again on them
+        for the time left, and the better of the two answers is kept (progress reports
+        stay monotone across both)."""
+        clock = Stopwatch()
+        relay = _Relay(options.on_progress, clock)
+        options = replace(options, on_progress=relay if options.on_progress is not None else None)
+        with jit.switchable() as switch:
+            first = solve(problem, options)
+        left = None if options.time_limit is None else options.time_limit - clock.elapsed()
+        if not switch.fired or limits.halted() or limits.expired() or (left is not None and left < 0.1):
+            return first
+        second = solve(problem, replace(options, time_limit=left))
+        tree, res = _better(first, second)
+        return tree, replace(res, seconds=clock.elapsed(), log=res.log + " (restarted on the compiled kernels)")
 
     def _solve_plain(self, problem: TreeSearch, options: SolveOptions) -> tuple[Tree, BackendResult]:
         """ConTree (``contree/``) for the plain fragment."""
@@ -167,6 +188,36 @@ class DpBackend(Backend):
             res = optimal_tree(problem.X, problem.y, problem.depth, weights=problem.weights,
                                n_classes=problem.n_classes, min_leaf=problem.min_leaf, time_limit=time_limit)
         return to_tree(res.tree, problem), res.cost
+
+
+class _Relay:
+    """``on_progress`` across a restart: elapsed time from the first start, the least
+    incumbent and the greatest bound reported so far (both runs solve the same problem)."""
+
+    def __init__(self, target: Callable[[Progress], None] | None, clock: Stopwatch) -> None:
+        self.target = target
+        self.clock = clock
+        self.incumbent: Fraction | None = None
+        self.bound: Fraction | None = None
+
+    def __call__(self, p: Progress) -> None:
+        if p.incumbent is not None and (self.incumbent is None or p.incumbent < self.incumbent):
+            self.incumbent = p.incumbent
+        if p.bound is not None and (self.bound is None or p.bound > self.bound):
+            self.bound = p.bound
+        if self.target is not None:
+            self.target(Progress(self.clock.elapsed(), self.incumbent, self.bound, p.note))
+
+
+def _better(first: tuple, second: tuple) -> tuple:
+    """The better of two answers to one problem: the second (on the compiled kernels) when
+    it ended or is at least as good, else the first; the greater of their bounds."""
+    (_, a), (_, b) = first, second
+    if b.status in (Status.OPTIMAL, Status.INFEASIBLE) or a.objective is None:
+        return second
+    best = second if b.objective is not None and b.objective <= a.objective else first
+    bounds = [x.bound for x in (a, b) if x.bound is not None]
+    return best[0], replace(best[1], bound=max(bounds) if bounds else None)
 
 
 def _polled() -> None:

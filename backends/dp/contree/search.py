@@ -60,6 +60,7 @@ import numpy as np
 
 from odt.compiler import limits
 
+from .. import jit
 from .bounds import _Incumbent, _Res, _Timeout
 from .depth_two import DepthTwo
 from .loader import _load_answer_kernels, _load_kernels
@@ -144,7 +145,11 @@ class _Solver(DepthTwo):
         # Order features by Gini at d >= 3 nodes (pycontree's default); measured mixed.
         self.gini_order = False
         self.pall_elems = 1 << 22  # cache the (p, p, m) position table below this size
-        self.compiled = bool(_load_kernels().ACTIVE)  # numba kernels of backends/dp/contree/kernels.py
+        # numba kernels of backends/dp/contree/kernels.py when compiled (``jit.ready``); while
+        # their warm-up runs, numpy, and the search stops when they are ready (``jit.due``)
+        group = "contree" if self.integral else "contree-float"
+        self.compiled = jit.ready(group) and bool(_load_kernels().ACTIVE)
+        self.switch_group = group if not self.compiled and jit.waiting(group) else None
         # With the kernels: depth-two sub-problems run Alg. 1 compiled (``d2_search``)
         # instead of the batched rounds of :meth:`solve_d2` (which then use compiled Alg. 2).
         self.d2_sequential = True
@@ -191,7 +196,8 @@ class _Solver(DepthTwo):
     # ---------------------------------------------------------------- bookkeeping
 
     def check_time(self) -> None:
-        if time.perf_counter() > self.deadline or limits.halted():
+        if time.perf_counter() > self.deadline or limits.halted() or \
+                (self.switch_group is not None and jit.due(self.switch_group)):
             raise _Timeout
 
     def gap_split(self, level: int) -> tuple[float, float]:
