@@ -132,13 +132,11 @@ def _compile_and_stamp(group: str, folder: Any) -> tuple[str, float]:
 
 def background(group: str, lock_fd: int) -> None:
     """The detached warm-up a cold solve starts (``jit._start``): holds the group's lock
-    (``lock_fd``, inherited), compiles at a lower priority, writes the stamp, and ends
+    (``lock_fd``, inherited), compiles (at ``jit.NICE``, set by its start), writes the stamp, and ends
     within ``jit.WARMUP_SECONDS`` whatever happens."""
     watchdog = threading.Timer(jit.WARMUP_SECONDS, os._exit, (3,))
     watchdog.daemon = True
     watchdog.start()
-    if hasattr(os, "nice"):
-        os.nice(10)
     folder = jit.writable_dir()
     if folder is None:
         os._exit(1)
