@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.metadata
 import importlib.util
 import json
 import os
@@ -188,17 +187,26 @@ def fingerprint(group: str) -> str:
     key = (group, os.environ.get("NUMBA_CACHE_DIR", ""))
     if key not in _fingerprints:
         h = hashlib.sha256()
-        try:
-            numba_version = importlib.metadata.version("numba")
-        except importlib.metadata.PackageNotFoundError:
-            numba_version = "?"
-        for part in (group, numba_version, sys.version, platform.machine(), _cpu(), key[1]):
+        for part in (group, sys.version, platform.machine(), _cpu(), key[1]):
             h.update(part.encode() + b"\0")
+        h.update(_numba_version())
         for folder in GROUPS[group]:
             for path in sorted((_HERE / folder).glob("*.py")):
                 h.update(path.name.encode() + b"\0" + path.read_bytes())
         _fingerprints[key] = h.hexdigest()
     return _fingerprints[key]
+
+
+def _numba_version() -> bytes:
+    """numba's version file (read, not imported: importing numba takes 0.5-1 s, and
+    ``importlib.metadata`` 15-20 ms, in a process that may not need it)."""
+    spec = importlib.util.find_spec("numba")
+    if spec is None or spec.origin is None:
+        return b"?"
+    try:
+        return Path(spec.origin).with_name("_version.py").read_bytes()
+    except OSError:
+        return b"?"
 
 
 def _cpu() -> str:
