@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import statistics
 import sys
 import time
@@ -31,6 +32,9 @@ from fractions import Fraction
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# time the compiled kernels, compiled in this process if numba's cache lacks them (backends/dp/jit.py),
+# never the numpy paths a cold install runs while its background warm-up compiles them
+os.environ.setdefault("ODT_KERNELS", "compile")
 SHARED = ROOT.parent / "shared" / "datasets" / "binary"
 DEFAULT = ["mouse", "corral", "mux6", "zoo-1", "spect-heart", "hepatitis", "tic-tac-toe", "heart-cleveland",
            "breast-wisconsin", "anneal"]

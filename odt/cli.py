@@ -268,6 +268,12 @@ def cmd_support(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_warmup(args: argparse.Namespace) -> int:
+    from odt import warmup
+
+    return warmup.run(args.groups, args.force)
+
+
 def cmd_predict(args: argparse.Namespace) -> int:
     from odt.compiler.classifiers import load_classifier
 
@@ -484,6 +490,13 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--target", help="the label column of --data (default: the one the classifier was trained on)")
     e.add_argument("-o", "--output", help="write to this file (required for onnx)")
     e.set_defaults(func=cmd_export)
+
+    u = sub.add_parser("warmup", help="compile the dp engines' numba kernels into numba's cache now (CI, "
+                                      "container images; a first solve otherwise starts it in the background)")
+    u.add_argument("groups", nargs="*", metavar="GROUP",
+                   help="kernel groups: streed, contree, contree-float (default: streed contree)")
+    u.add_argument("--force", action="store_true", help="compile again even when they are compiled")
+    u.set_defaults(func=cmd_warmup)
 
     d = sub.add_parser("render", help="print a saved classifier (tree, diagram, BDD) as text, Graphviz DOT or SVG")
     d.add_argument("model")
