@@ -10,15 +10,12 @@ for CSV input); nothing here ever returns a half-read dataset.
 """
 from __future__ import annotations
 
-import csv
 import gc
 import math
-import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence, TextIO
+from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -26,6 +23,8 @@ from .errors import OdtDataError, did_you_mean
 from .features import Block, Feature, FeatureList, ThresholdBlock, missing_rule
 from .ranges import MAX_MAGNITUDE
 from .source import Span
+from .table import (EXACT_INTEGERS, RawTable, _beyond_exact, _is_integer, _is_number, _number_text,  # noqa: F401
+                    _read_csv_fast, cell_span, read_csv, table_from_python)  # (the readers' names, as before)
 
 
 def numbers_or_missing(table: "RawTable", column: str, markers: tuple[str, ...]) -> np.ndarray:
@@ -43,10 +42,12 @@ def numbers_or_missing(table: "RawTable", column: str, markers: tuple[str, ...])
         try:
             out[i] = float(v)
         except (TypeError, ValueError):
-            raise OdtDataError(f"{table.name}: column '{column}', {table.where(i)}: '{v}' is neither a number "
-                               f"nor a missing-value marker ({', '.join(markers)})") from None
+            where, span = table.cell(column, i)
+            raise OdtDataError(f"{where}: '{v}' is neither a number nor a missing-value marker "
+                               f"({', '.join(repr(m) for m in markers)})", span) from None
         if not math.isfinite(out[i]):
-            raise OdtDataError(f"{table.name}: column '{column}', {table.where(i)}: non-finite value '{v}'")
+            where, span = table.cell(column, i)
+            raise OdtDataError(f"{where}: non-finite value '{v}'", span)
     return out
 
 
@@ -121,268 +122,6 @@ def _feature_column(table: "RawTable", feat: Feature, numeric_cache: dict[str, n
     return values == 1 if feat.kind == "binary" else values <= feat.threshold
 
 
-class RawTable:
-    """Columns of raw values (strings or numbers) with names and a source name for errors."""
-
-    def __init__(self, name: str, columns: dict[str, np.ndarray], first_line: int | None = None,
-                 row_numbers: np.ndarray | None = None):
-        self.name = name
-        self.columns = columns
-        self.first_line = first_line  # file line of data row 1, for CSV input
-        self.row_numbers = row_numbers  # 0-based input row of each row, when rows were dropped
-        lengths = {len(v) for v in columns.values()}
-        self.n_rows = lengths.pop() if lengths else 0
-        self._numbers: dict[str, np.ndarray] = {}  # memoised conversions, one per column
-        self._strings: dict[str, np.ndarray] = {}
-        self._floats: dict[str, np.ndarray | None] = {}
-
-    def where(self, row: int) -> str:
-        """Human location of 0-based data row ``row``."""
-        if self.row_numbers is not None:
-            row = int(self.row_numbers[row])
-        if self.first_line is not None:
-            return f"row {row + 1} (line {row + self.first_line})"
-        return f"row {row + 1}"
-
-    def strings(self, column: str) -> np.ndarray:
-        """The column as text (numbers written as the CSV would: 1, 2.5), memoised."""
-        if column not in self._strings:
-            values = self.columns[column]
-            if values.dtype.kind in "fc":
-                uniq, inverse = np.unique(values, return_inverse=True)
-                texts = np.array([_number_text(v) for v in uniq], dtype=object)
-                self._strings[column] = texts[inverse]
-            else:
-                self._strings[column] = values.astype(str).astype(object)
-        return self._strings[column]
-
-    def numbers(self, column: str) -> np.ndarray:
-        """The column as float64, memoised; a clear error for the first non-numeric or
-        missing cell."""
-        if column not in self._numbers:
-            self._numbers[column] = self._to_numbers(column)
-        return self._numbers[column]
-
-    def floats(self, column: str) -> np.ndarray | None:
-        """The column parsed as numbers by numpy, memoised; None if a cell is no number."""
-        if column not in self._floats:
-            self._floats[column] = _floats(self.columns[column])
-        return self._floats[column]
-
-    def _to_numbers(self, column: str) -> np.ndarray:
-        values = self.columns[column]
-        out = self.floats(column)
-        if out is None:
-            out = np.empty(len(values), dtype=float)
-            for i, v in enumerate(values):
-                try:
-                    out[i] = float(v)
-                except (TypeError, ValueError):
-                    raise OdtDataError(
-                        f"{self.name}: column '{column}', {self.where(i)}: '{v}' is not a number",
-                        hint=f"declare 'categorical {column}' in the data block, or clean the value",
-                    ) from None
-        bad = np.flatnonzero(~np.isfinite(out))
-        if bad.size:
-            i = int(bad[0])
-            raise OdtDataError(f"{self.name}: column '{column}', {self.where(i)}: missing or non-finite value")
-        return out
-
-
-def _floats(values: np.ndarray) -> np.ndarray | None:
-    """The values as float64 by numpy's own (C) parsing, or None if a cell is no number."""
-    if values.dtype.kind in "biuf":
-        return values.astype(float)
-    try:
-        return np.asarray(values, dtype=str).astype(float)
-    except (TypeError, ValueError):
-        return None
-
-
-def _number_text(v: float) -> str:
-    return str(int(v)) if float(v).is_integer() else repr(float(v))
-
-
-def _is_number(text: str) -> bool:
-    try:
-        return math.isfinite(float(text))
-    except ValueError:
-        return False
-
-
-def read_csv(path: str | Path, display: str | None = None) -> RawTable:
-    """Read a CSV with a header row; every cell must be present.
-
-    numpy's C reader parses the file in one pass (linear time, one text array); a file it
-    cannot take as a clean rectangle is read again by the ``csv`` module, whose row-by-row
-    reading names the exact line and cell of the problem."""
-    path = Path(path)
-    name = display or str(path)
-    if "\x00" in str(path):  # no file system takes it (open() raises ValueError)
-        raise OdtDataError(f"data file name {name!r} contains a NUL character")
-    fast = _read_csv_fast(path, name) if not _has_nul(path) else None
-    if fast is not None:
-        return fast
-    try:
-        with open(path, newline="", encoding="utf-8-sig") as fh:
-            rows = list(csv.reader(fh))
-    except FileNotFoundError:
-        raise OdtDataError(f"data file '{name}' not found") from None
-    except IsADirectoryError:
-        raise OdtDataError(f"data file '{name}' is a folder, not a CSV file") from None
-    except UnicodeDecodeError as exc:
-        raise _not_utf8(path, name, exc) from None
-    except (OSError, csv.Error) as exc:
-        raise OdtDataError(f"cannot read data file '{name}': {exc}") from None
-    rows = [r for r in rows if r]
-    if not rows:
-        raise OdtDataError(f"{name}: the file is empty (a header row is needed)")
-    header = [h.strip() for h in rows[0]]
-    seen: set[str] = set()
-    for h in header:
-        if h == "":
-            raise OdtDataError(f"{name}: line 1: the header has an empty column name")
-        if h in seen:
-            raise OdtDataError(f"{name}: line 1: column '{h}' appears twice in the header")
-        seen.add(h)
-    body = rows[1:]
-    if not body:
-        raise OdtDataError(f"{name}: the file has a header but no data rows")
-    for i, r in enumerate(body):
-        if len(r) != len(header):
-            raise OdtDataError(f"{name}: line {i + 2}: {len(r)} cells, the header has {len(header)}")
-        for j, cell in enumerate(r):
-            if cell.strip() == "":
-                raise OdtDataError(f"{name}: column '{header[j]}', row {i + 1} (line {i + 2}): empty cell")
-            if "\x00" in cell:
-                raise OdtDataError(f"{name}: column '{header[j]}', row {i + 1} (line {i + 2}): a NUL byte; "
-                                   "this is not a text CSV file")
-    columns = {h: np.array([r[j].strip() for r in body], dtype=object) for j, h in enumerate(header)}
-    return RawTable(name, columns, first_line=2)
-
-
-def _has_nul(path: Path) -> bool:
-    """True when the file holds a NUL byte (a binary file: the careful reader names the cell)."""
-    try:
-        with open(path, "rb") as fh:
-            return any(b"\x00" in chunk for chunk in iter(lambda: fh.read(1 << 20), b""))
-    except OSError:
-        return False
-
-
-def _not_utf8(path: Path, name: str, exc: UnicodeDecodeError) -> OdtDataError:
-    """The line and column of the first byte of ``path`` that is not UTF-8."""
-    raw = path.read_bytes()
-    start = min(exc.start, len(raw) - 1) if raw else 0
-    if exc.object is not raw and isinstance(exc.object, bytes):  # decoded in chunks: find it again
-        try:
-            raw.decode("utf-8-sig")
-        except UnicodeDecodeError as whole:
-            start = whole.start
-    line = raw.count(b"\n", 0, start) + 1
-    column = len(raw[raw.rfind(b"\n", 0, start) + 1:start].decode("utf-8", errors="replace")) + 1
-    return OdtDataError(f"{name}: line {line}, column {column}: not UTF-8 text (byte 0x{raw[start]:02x})",
-                        hint="save the file as UTF-8")
-
-
-def _read_csv_fast(path: Path, name: str) -> RawTable | None:
-    """The table by ``numpy.loadtxt``, or None when the file needs the careful reader (an
-    error to report, quoting, ragged rows, blank lines).
-
-    A file of numbers is parsed straight from the open file (numpy reads it in chunks: no
-    copy of the whole text, 4 bytes a character in a ``StringIO``, is held); anything else
-    is read again as text cells."""
-    try:
-        with open(path, encoding="utf-8-sig") as fh:
-            header_line = fh.readline()
-            if '"' in header_line:
-                return None
-            header = [h.strip() for h in header_line.rstrip("\r\n").split(",")]
-            if not header_line.strip() or len(set(header)) != len(header) or "" in header:
-                return None
-            body_start = fh.tell()
-            numbers = _all_numbers(fh, len(header))
-            if numbers is not None:  # every cell a finite number: one C pass, no text array
-                return RawTable(name, {h: numbers[:, j] for j, h in enumerate(header)}, first_line=2)
-            fh.seek(body_start)
-            return _text_cells(fh, header, name)
-    except (OSError, UnicodeDecodeError, ValueError):
-        return None
-
-
-def _text_cells(fh: TextIO, header: list[str], name: str) -> RawTable | None:
-    """The body of ``fh`` as stripped text cells, or None (the careful reader's case)."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # "input contained no data": the careful reader says it
-            body = np.loadtxt(fh, dtype=str, delimiter=",", comments=None, ndmin=2, quotechar='"')
-    except ValueError:
-        return None
-    if body.shape[0] == 0 or body.shape[1] != len(header):
-        return None
-    body = np.char.strip(body)
-    if (body == "").any():
-        return None  # the careful reader names the empty cell
-    return RawTable(name, {h: body[:, j] for j, h in enumerate(header)}, first_line=2)
-
-
-def _all_numbers(fh: TextIO, width: int) -> np.ndarray | None:
-    """The rest of the open file as a float64 matrix when every cell is a finite number
-    (numpy's C parser, which stops at the first cell that is not), else None."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            body = np.loadtxt(fh, dtype=np.float64, delimiter=",", comments=None, ndmin=2)
-    except ValueError:
-        return None
-    if body.shape[0] == 0 or body.shape[1] != width or not np.isfinite(body).all():
-        return None  # nan/inf cells: the text reader names them
-    return body
-
-
-def table_from_python(data: Any, target: Any = None, name: str = "<data>", missing: bool = False) -> RawTable:
-    """A RawTable from a pandas DataFrame, a dict of columns, or numpy X (with ``target`` y).
-    Missing cells (NaN, None, empty text) are an error unless ``missing`` (the program
-    declares what they mean: ``missing "?" (drop)``)."""
-    if hasattr(data, "columns") and hasattr(data, "to_numpy"):  # pandas DataFrame
-        columns = {str(c): _column_array(data[c].to_numpy()) for c in data.columns}
-    elif isinstance(data, Mapping):
-        columns = {str(k): _column_array(np.asarray(v)) for k, v in data.items()}
-    else:
-        X = np.asarray(data)
-        if X.ndim != 2:
-            raise OdtDataError(f"{name}: X must be a 2-D array, got shape {X.shape}")
-        columns = {f"x{j}": _column_array(X[:, j]) for j in range(X.shape[1])}
-    if target is not None:
-        y = np.asarray(target)
-        columns["class"] = _column_array(y)
-    table = RawTable(name, columns)
-    lengths = {len(v) for v in columns.values()}
-    if len(lengths) > 1:
-        raise OdtDataError(f"{name}: columns have different lengths {sorted(lengths)}")
-    hint = 'declare what a missing cell means in the data block:  missing "?" (drop)  (NaN and None count as missing)'
-    for col, values in columns.items():
-        if missing:
-            break
-        if values.dtype.kind == "O":
-            for i, v in enumerate(values):
-                if v is None or (isinstance(v, float) and math.isnan(v)) or (isinstance(v, str) and v.strip() == ""):
-                    raise OdtDataError(f"{name}: column '{col}', {table.where(i)}: missing value", hint=hint)
-        elif values.dtype.kind == "f":
-            bad = np.flatnonzero(np.isnan(values))
-            if bad.size:
-                raise OdtDataError(f"{name}: column '{col}', {table.where(int(bad[0]))}: missing value (NaN)",
-                                   hint=hint)
-    return table
-
-
-def _column_array(values: np.ndarray) -> np.ndarray:
-    if values.dtype.kind in "biuf":
-        return values.astype(float) if values.dtype.kind != "b" else values.astype(float)
-    return values.astype(object)
-
-
-# ---------------------------------------------------------------------------- data spec
 @dataclass(frozen=True, slots=True)
 class ColumnRule:
     """How one column is to be binarised: kind in binary/categorical/numeric, with a method."""
@@ -406,6 +145,7 @@ class DataSpec:
     missing: tuple[str, ...] = ()  # texts marking a missing cell (``missing "?"``); none: missing is an error
     missing_policy: str | None = None  # "drop" (rows with a missing number are dropped) or "learn"
     missing_span: Span | None = None
+    block_span: Span | None = None  # the data block (where a missing target is reported)
 
 
 @dataclass(frozen=True)
@@ -480,8 +220,8 @@ def _class_values(labels: np.ndarray) -> tuple[tuple[Any, ...], np.ndarray]:
     distinct, inverse = np.unique(labels, return_inverse=True)  # each distinct label once
     texts = [str(v) if not isinstance(v, float) else _number_text(v) for v in distinct.tolist()]
     unique = sorted(set(texts), key=lambda t: (0, float(t), t) if _is_number(t) else (1, 0.0, t))
-    if all(_is_number(t) and float(t).is_integer() for t in unique):
-        classes: tuple[Any, ...] = tuple(int(float(t)) for t in unique)
+    if all(_is_number(t) and float(t).is_integer() for t in unique):  # exact: 10**30 + 1 stays itself
+        classes: tuple[Any, ...] = tuple(int(t) if _is_integer(t) else int(float(t)) for t in unique)
     else:
         classes = tuple(unique)
     index = {t: i for i, t in enumerate(unique)}
@@ -504,6 +244,23 @@ def _thresholds(values: np.ndarray, rule: ColumnRule) -> np.ndarray:
         # snap each quantile to the nearest midpoint so cuts fall between values
         return np.unique(mids[[int(np.argmin(np.abs(mids - q))) for q in qs]])
     return mids
+
+
+def implicit_target(table: RawTable, span: Span | None = None) -> str:
+    """The target of a data block that names none: the column named ``class``. Without
+    one it is an error that lists the columns (never a guess such as the last column).
+
+    >>> implicit_target(RawTable("<data>", {"a": np.zeros(2), "class": np.ones(2)}))
+    'class'
+    """
+    if "class" in table.columns:
+        return "class"
+    shown = ", ".join(list(table.columns)[:12]) + (", ..." if len(table.columns) > 12 else "")
+    python = table.name == "<data>"  # the rows came from Python: say it the Python way too
+    raise OdtDataError(f"{table.name}: no target column: the data block names none and no column is named 'class' "
+                       f"(the columns are {shown})", span,
+                       "name the label column in the data block:  data { target <column> }" +
+                       ("  or pass odt.compile(..., target=\"<column>\")" if python else ""))
 
 
 def build_dataset(table: RawTable, spec: DataSpec) -> Dataset:
@@ -539,9 +296,9 @@ def _build_dataset(table: RawTable, spec: DataSpec) -> Dataset:
                 did_you_mean(name, cols, "column"),
             )
 
-    target = spec.target or ("class" if "class" in table.columns else cols[-1] if cols else None)
-    if target is None:
+    if not cols:
         raise OdtDataError(f"{table.name}: no columns")
+    target = spec.target or implicit_target(table)
     need(target, "target")
     need(spec.weight, "weight")
     need(spec.row_id, "id")
@@ -558,6 +315,7 @@ def _build_dataset(table: RawTable, spec: DataSpec) -> Dataset:
     if spec.weight is not None:
         try:
             weights = table.numbers(spec.weight)
+            table.check_exact(spec.weight, weights)
         except OdtDataError as exc:
             raise _at(exc, spec.spans.get(spec.weight)) from None
         neg = np.flatnonzero(weights < 0)
@@ -630,10 +388,12 @@ def _infer_rule(table: RawTable, col: str) -> ColumnRule:
     if numeric.any():
         i = int(np.flatnonzero(~numeric[inverse])[0])
         cell = str(texts[inverse[i]])
+        _, span = table.cell(col, i)
         raise OdtDataError(
-            f"{table.name}: column '{col}' is numeric but {table.where(i)} holds '{texts[inverse[i]]}'",
-            hint=(f"if '{cell}' marks a missing value, declare  missing \"{cell}\" (learn)  (each split learns "
-                  f"where it goes) or (drop) (its rows are dropped); else 'categorical {col}' (every value a category) or 'drop {col}'"
+            f"{'' if span is not None else table.name + ': '}column '{col}' is numeric but {table.where(i)} "
+            f"holds '{texts[inverse[i]]}'", span,
+            hint=(f"if '{cell}' marks a missing value, declare  missing \"{cell}\"  (each split learns where it "
+                  f"goes; (drop) drops its rows instead); else 'categorical {col}' (every value a category) or 'drop {col}'"
                   if cell.strip().lower() in _MARKERS else
                   f"declare 'categorical {col}' (every value a category) or 'drop {col}', or clean the value"),
         )
@@ -650,6 +410,7 @@ def _features_of(table: RawTable, col: str, rule: ColumnRule, raw: list[str]) ->
     """The features of one column: made ones, or a numeric column's thresholds as one block."""
     if rule.missing:  # every cut twice: a missing cell on its yes side, or on its no side
         values = numbers_or_missing(table, col, rule.missing)
+        table.check_exact(col, np.nan_to_num(values))
         present = values[~np.isnan(values)]
         marks = "|".join(rule.missing)
         return tuple(Feature(col, "threshold", t, f"missing:{side}|{marks}")
@@ -658,11 +419,14 @@ def _features_of(table: RawTable, col: str, rule: ColumnRule, raw: list[str]) ->
         cats = sorted(set(table.strings(col)))
         return tuple(Feature(col, "category", category=c) for c in cats)
     values = table.numbers(col)
+    table.check_exact(col, values)
     if rule.kind == "binary":
         bad = np.flatnonzero((values != 0) & (values != 1))
         if bad.size:
             i = int(bad[0])
-            raise OdtDataError(f"{table.name}: column '{col}' is declared binary but {table.where(i)} holds {values[i]:g}", rule.span)
+            _, span = table.cell(col, i)
+            raise OdtDataError(f"{'' if span is not None else table.name + ': '}column '{col}' is declared binary "
+                               f"but {table.where(i)} holds {values[i]:g}", span or rule.span)
         return (Feature(col, "binary"),)
     if rule.method in ("raw", "all"):
         raw.append(col)

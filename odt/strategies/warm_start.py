@@ -52,6 +52,18 @@ class Start(NamedTuple):
     errors: Fraction
 
 
+def greedy_pays_early(c: CheckedProgram) -> bool:
+    """Whether a dp solve should grow its greedy start before searching (a large program,
+    which a time limit may stop) rather than only once it is stopped: rows x columns x
+    depth of at least 200,000 (heart-cleveland at depth 3, 296 x 95 x 3, grows it in about
+    10 ms and dp proves the optimum in 20 ms; anneal at depth 4, 812 x 93 x 4, in 15 ms
+    against 0.2 s)."""
+    sk = c.skeleton
+    if not isinstance(sk, TreeSkeleton) or sk.depth is None:
+        return False
+    return c.dataset.n_rows * int(c.feature_mask.sum()) * sk.depth >= 200_000
+
+
 def greedy_start(c: CheckedProgram) -> Start | None:
     """The greedy tree of a tree program (``backends.dp.greedy``: CART-style, grown to the
     program's depth with its minimum leaf size and threshold ranges, pruned to its

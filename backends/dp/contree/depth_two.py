@@ -522,6 +522,7 @@ class DepthTwo:
         K = self.K
         ml = self.min_leaf
         kern = _load_kernels()
+        gap = float(gap)  # an int gap (integral weights) would compile the kernels a second time
         sgn = self.sgn if self.sgn is not None else self.wd
         inc_arr = np.array([inc.cost, inc.f, inc.s, 1.0 if inc.active else 0.0, inc.outer,
                             inc.d_strict, inc.d_tie], dtype=np.float64)

@@ -61,6 +61,7 @@ import numpy as np
 
 from odt.compiler import limits
 
+from .. import jit
 from .bounds import _Incumbent, _Res, _Timeout
 from .depth_two import DepthTwo
 from .loader import _load_answer_kernels, _load_kernels, _load_wide_kernels
@@ -155,7 +156,11 @@ class _Solver(DepthTwo, MinLeaf):
         # Order features by Gini at d >= 3 nodes (pycontree's default); measured mixed.
         self.gini_order = False
         self.pall_elems = 1 << 22  # cache the (p, p, m) position table below this size
-        self.compiled = bool(_load_kernels().ACTIVE)  # numba kernels of backends/dp/contree/kernels.py
+        # numba kernels of backends/dp/contree/kernels.py when compiled (``jit.ready``); while
+        # their warm-up runs, numpy, and the search stops when they are ready (``jit.due``)
+        group = "contree" if self.integral else "contree-float"
+        self.compiled = jit.ready(group) and bool(_load_kernels().ACTIVE)
+        self.switch_group = group if not self.compiled and jit.waiting(group) else None
         # Many classes (a target with a class per row, issue 24): the compiled kernels of
         # ``kernels_wide``, whose time and memory do not grow with K, replace the per-class
         # scans and the (K, p, m) class-weight tensors of depth one, the greedy bound and
@@ -210,7 +215,8 @@ class _Solver(DepthTwo, MinLeaf):
     # ---------------------------------------------------------------- bookkeeping
 
     def check_time(self) -> None:
-        if time.perf_counter() > self.deadline or limits.halted():
+        if time.perf_counter() > self.deadline or limits.halted() or \
+                (self.switch_group is not None and jit.due(self.switch_group)):
             raise _Timeout
 
     def gap_split(self, level: int) -> tuple[float, float]:

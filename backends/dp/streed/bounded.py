@@ -37,7 +37,7 @@ from odt.compiler import limits
 
 from .binarize import first_of_partitions
 from .branch import State
-from .solve import INF, Search
+from .solve import INF, Search, _kernels
 
 EPS = 1e-9
 #: depth-three subproblems by ``kernels.depth_three`` where it applies (off: ``_splits`` in Python)
@@ -78,11 +78,9 @@ class BoundedSearch(Search):
         #: no minimum sizes, no same_leaf pair, no branch state
         self.similarity = self.ingr.trivial and not len(self.pairs) and self.min_leaf <= 1 and self.min_node <= 1 \
             and self.task.similarity
-        from . import kernels
-
-        self._kernels3: Any = kernels
+        self._kernels3: Any = _kernels() if self.compiled else None
         #: depth three in one compiled call (``kernels.depth_three``): rows of weight one, no branch state
-        self.compiled_three = COMPILED_THREE and kernels.AVAILABLE and self.unit and self.ingr.trivial \
+        self.compiled_three = COMPILED_THREE and self.compiled and self.unit and self.ingr.trivial \
             and not len(self.pairs)  # (``unit``: the compiled kernels' task, misclassification, too)
         self.pruned = 0
         self.depth_two_solves = 0  # inside the compiled depth-three calls
@@ -213,7 +211,7 @@ class BoundedSearch(Search):
     def _tick(self) -> None:
         from .solve import Timeout
 
-        if self.deadline is not None and (time.perf_counter() > self.deadline or limits.halted()):
+        if self.deadline is not None and (time.perf_counter() > self.deadline or limits.halted() or self._due()):
             raise Timeout
 
     def _order(self, S: np.ndarray, state: State) -> tuple[np.ndarray, np.ndarray]:
@@ -253,6 +251,7 @@ class BoundedSearch(Search):
         least_sum = np.zeros(q)
         colsf = cols.astype(np.float64) if self.similarity else None
         for j in range(q):
+            self._tick()  # each candidate may solve two depth-two children (a compiled call each)
             u = min(ub, best - self.gap)
             if _above(least_sum[j] + c, u):
                 self.pruned += 1

@@ -392,7 +392,7 @@ class FrontSearch:
         if hit is not None:
             return hit
         self.calls += 1
-        if self.deadline is not None and (time.perf_counter() > self.deadline or limits.halted()):
+        if self.deadline is not None and (time.perf_counter() > self.deadline or limits.halted() or self.base._due()):
             raise Timeout
         root = S.shape[0] == self.B.shape[0]
         cnt = np.bincount(self.type_of[S], weights=self.wint[S], minlength=self.T).astype(np.int64)

@@ -24,6 +24,7 @@ import numpy as np
 
 from odt.compiler import limits
 
+from .. import jit
 from ..anytime import Timeout
 from ..task import Misclassification, Task
 from .branch import Ingredients, State
@@ -88,6 +89,10 @@ class Search:
         #: every row of weight one: the depth-two frequencies by bitsets (``kernels.bit_frequencies``)
         self.unit = self.compiled_task and bool(np.all(self.w == 1.0))
         self.calls = 0
+        #: the compiled kernels (``kernels.py``) once compiled (``jit.ready``); while their warm-up
+        #: runs, numpy, and the search stops when they are ready (``jit.due``)
+        self.compiled = jit.ready("streed") and _kernels().AVAILABLE
+        self.switch_group = "streed" if not self.compiled and jit.waiting("streed") else None
         #: no candidate set depends on the branch: the depth-two solver applies
         self.plain_below = ingredients.trivial and not len(pairs)
 
@@ -119,6 +124,10 @@ class Search:
             right = task.totals(ys[col], ws[col])
             out[i] = task.leaf(total - right)[0] + task.leaf(right)[0]
         return out
+
+    def _due(self) -> bool:
+        """The kernels this search waits for are compiled: stop, to start again on them."""
+        return self.switch_group is not None and jit.due(self.switch_group)
 
     # ------------------------------------------------------------------ leaves
     def leaf(self, S: np.ndarray) -> tuple[float, int]:
@@ -153,7 +162,7 @@ class Search:
         if hit is not None and hit.budget >= k:
             return hit
         self.calls += 1
-        if self.deadline is not None and (time.perf_counter() > self.deadline or limits.halted()):
+        if self.deadline is not None and (time.perf_counter() > self.deadline or limits.halted() or self._due()):
             raise Timeout
         if d == 1:
             entry = self._depth_one(S, k, state)
@@ -197,17 +206,17 @@ class Search:
         if not self.plain_below:
             ok_left, ok_right = self._child_masks(S, state, ok)
         freq = self._freq.pop(S.tobytes(), None)
-        if freq is None and self.unit and _kernels().AVAILABLE:
+        if freq is None and self.unit and self.compiled:
             indptr, indices, label, _ = self._rows_csr()
             freq = _kernels().bit_frequencies(indptr, indices, label, S, self.B.shape[1], self.n_classes)
-        elif freq is None and self.incremental and _kernels().AVAILABLE:
+        elif freq is None and self.incremental and self.compiled:
             freq = self._slot_frequencies(S)
-        if freq is not None and _kernels().AVAILABLE:
+        if freq is not None and self.compiled:
             E, choice = depth_two_compiled(freq, self.class_totals(S), S.shape[0], ok, self.min_leaf, self.min_node,
                                            err, ok_left, ok_right, self.incremental)
         else:
             E, choice = depth_two(self.Bf[S], self.class_matrix(S), ok, self.min_leaf, self.min_node, err, ok_left, ok_right,
-                                  freq)
+                                  freq, compiled=self.compiled)
         if not self.counting:
             return Entry(E[3:], choice[3:], 0)
         return Entry(E[: k + 1].copy(), choice[: k + 1], k)
@@ -315,7 +324,7 @@ class Search:
                     continue
                 seen.add(key)
             child = self.ingr.child(state, int(f))
-            if d == 3 and _kernels().AVAILABLE and not self.unit:
+            if d == 3 and self.compiled and not self.unit:
                 self._freq.clear()  # hints live for this candidate's two children only
                 parent = self._frequencies_by_difference(S, col, child, parent)
             L = self.solve(S[~col], d - 1, k - 1, child)
