@@ -109,7 +109,8 @@ def numba_cached(group: str) -> bool:
     """Whether numba could keep the group's compiled kernels on disk (a cache folder it can
     write): every compiled dispatcher of the group's kernel modules has a real cache."""
     modules = {"streed": ["odt.backends.dp.streed.kernels"],
-               "contree": ["odt.backends.dp.contree.kernels", "odt.backends.dp.contree.kernels_answer"]}
+               "contree": ["odt.backends.dp.contree.kernels", "odt.backends.dp.contree.kernels_answer",
+                           "odt.backends.dp.contree.kernels_eval", "odt.backends.dp.contree.kernels_minleaf"]}
     for name in modules["streed" if group == "streed" else "contree"]:
         mod = sys.modules.get(name)
         for obj in vars(mod).values() if mod is not None else ():

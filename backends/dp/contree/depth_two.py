@@ -523,6 +523,7 @@ class DepthTwo:
         ml = self.min_leaf
         kern = _load_kernels()
         gap = float(gap)  # an int gap (integral weights) would compile the kernels a second time
+        lb1 = float(lb1)  # (the same for the lower bound)
         sgn = self.sgn if self.sgn is not None else self.wd
         inc_arr = np.array([inc.cost, inc.f, inc.s, 1.0 if inc.active else 0.0, inc.outer,
                             inc.d_strict, inc.d_tie], dtype=np.float64)
@@ -586,6 +587,7 @@ class DepthTwo:
         without one (returned; ``inf`` when above the bound), from the two-phase compiled
         search (``kernels.d2_two_phase``): one call when small, else the same phases
         resumed in chunks with time checks between. The tree is left lazy (``_LazyD2``)."""
+        gap = float(gap)  # an int gap (integral weights) would compile the kernels a second time
         K = self.K
         ml = self.min_leaf
         kern = _load_kernels()

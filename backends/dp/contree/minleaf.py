@@ -188,7 +188,7 @@ class MinLeaf:
         self.check_time()
         done, _, _, n_evals, n_sp = _load_kernels().d2_quick(
             child.rows, child.order, child.vals, self.y, w2, wd2, sgn2, self.K, self.scratch_pos, inc_arr, 0.0,
-            self.tol, self.rules_arr, 8 * self.batch_elems, self.wide, self.min_leaf, bound if first else lower,
+            self.tol, self.rules_arr, 8 * self.batch_elems, self.wide, self.min_leaf, float(bound if first else lower),
             -1, -1)
         self.stats["relaxed_evals"] += int(n_evals)
         if not done or (inc_arr[3] != 0.0 and first):

@@ -163,7 +163,13 @@ LATER = {
     "contree": [f'data "{DATA}/iris.csv" {{ target class\nnumeric Sepal_length, Sepal_width, Petal_length, '
                 "Petal_width by thresholds(all) }\nmodel tree(depth <= 3)\nminimize errors",
                 f'data "{DATA}/haberman.csv" {{ target class\nnumeric age, operation_year, positive_axillary_nodes '
-                "by thresholds(all) }\nmodel tree(depth <= 2)\nminimize errors\nsubject to { every leaf: samples >= 5 }"],
+                "by thresholds(all) }\nmodel tree(depth <= 2)\nminimize errors\nsubject to { every leaf: samples >= 5 }",
+                # depth three with a minimum leaf size: the two-phase depth-two search and the
+                # relaxed bound at the root (issue 25 item 2), on sub-problems over the
+                # single-call budget of the warm-up's data
+                f'data "{DATA}/pima-indians-diabetes.csv" {{ target class\nnumeric Pregnancies, Glucose, '
+                "BloodPressure, SkinThickness, Insulin, BMI, DiabetesPedigreeFunction, Age by thresholds(all) }\n"
+                "model tree(depth <= 3)\nminimize errors\nsubject to { every leaf: samples >= 20 }"],
 }
 
 
