@@ -38,6 +38,11 @@ from pathlib import Path
 
 import numpy as np
 
+# the kernels compile in this process (or load from numba's cache), never in a background
+# warm-up that would leave the first solves on numpy (backends/dp/jit.py); the whole
+# processes inherit it
+os.environ.setdefault("ODT_KERNELS", "compile")
+
 ROOT = Path(__file__).resolve().parents[1]
 _SHARED = Path(os.environ["ODT_SHARED"]) if os.environ.get("ODT_SHARED") else ROOT.parent / "shared"
 SHARED = _SHARED / "datasets" / "continuous"
