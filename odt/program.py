@@ -26,8 +26,7 @@ from odt.compiler.check import check, load_table
 from odt.compiler.check_feasible import data_conflict
 from odt.compiler.data import table_from_python
 from odt.compiler.encode import objective as objective_enc
-from odt.compiler.errors import (InfeasibleProgram, OdtDataError, OdtError, UnsupportedConstruct,
-                                 VerificationFailed, decode_utf8)
+from odt.compiler.errors import InfeasibleProgram, OdtDataError, OdtError, VerificationFailed, decode_utf8
 from odt.strategies.depth_search import solve_depth_range
 from odt.compiler.evaluate import evaluate
 from odt.strategies.explain import minimal_conflict
@@ -39,7 +38,8 @@ from odt.compiler.params import Override, overrides_from_mapping, resolve_params
 from odt.compiler.ranges import positive_seconds
 from odt.compiler.checked import BddSkeleton, CheckedProgram, DiagramSkeleton, LinearConstraint, TreeSkeleton
 from odt.result import Classifier, SolveResult
-from odt.routing import check_memory, estimate, refusal, route
+from odt.compiler.support import refusal, unsupported
+from odt.routing import check_memory, estimate, route
 from odt.strategies.bdd_bounds import bdd_bounds
 from odt.strategies.diagram_bounds import diagram_bounds, tighten
 from odt.strategies.warm_start import greedy_start, single_leaf, warm_start as warm_start_of
@@ -79,61 +79,14 @@ class Program:
             return name
         return route(self.checked)
 
-    def _check_strategy(self) -> None:
-        """``strategy incremental`` takes exactly: a depth range, ``minimize depth`` alone
-        (DT_depth) or ``minimize depth then nodes`` (DT_size; ``then leaves`` too), and one
-        constraint ``errors <= k`` (or ``errors == 0``)."""
-        req = self.checked.solve
-        if req.strategy == "incremental" and req.backend not in ("auto", "maxsat"):
-            raise UnsupportedConstruct(
-                f"'strategy incremental' (Avellaneda's Algorithm 3) runs on an incremental SAT solver, which backend "
-                f"'{req.backend}' is not", req.span, "write  solve maxsat strategy incremental  (or solve auto ...)")
-        if req.strategy == "lns" and isinstance(self.checked.skeleton, DiagramSkeleton) and (  # the rest: B6
-                self.checked.splits != "univariate" or len(self.checked.objective.levels) != 1):
-            raise UnsupportedConstruct(
-                "'strategy lns' (the layer large-neighbourhood search) takes a diagram with univariate splits and "
-                "one objective level", req.span, "e.g. model diagram(widths = [1, 2, 3, 3])  minimize errors + nodes")
-        if self.checked.solve.strategy == "incremental" and self._incremental_bound() is None:
-            raise UnsupportedConstruct(
-                "'strategy incremental' (Avellaneda's Algorithm 3) takes a depth range, 'minimize depth' or "
-                "'minimize depth then nodes', and one constraint 'errors <= k' or 'errors == 0'",
-                self.checked.solve.span,
-                "e.g. model tree(depth in 1..10)  minimize depth then nodes  subject to { errors == 0 }")
-
-    def _incremental_bound(self) -> Fraction | None:
-        c = self.checked
-        sk = c.skeleton
-        if not isinstance(sk, TreeSkeleton) or sk.depth_range is None or sk.leaves is not None or sk.nodes is not None:
-            return None
-        levels = [[(q.kind, q.group, coef > 0) for q, coef in lvl.terms] for lvl in c.objective.levels]
-        if levels not in ([[("depth", None, True)]], [[("depth", None, True)], [("nodes", None, True)]],
-                          [[("depth", None, True)], [("leaves", None, True)]]):
-            return None
-        if c.splits != "univariate" or len(c.constraints) != 1:
-            return None
-        k = c.constraints[0]
-        if not isinstance(k, LinearConstraint) or k.scope is not None or k.op not in ("<=", "==") \
-                or [(q.kind, q.group) for q, _ in k.form.terms] != [("errors", None)] or k.form.terms[0][1] <= 0:
-            return None
-        bound = -k.form.constant / k.form.terms[0][1]
-        return bound if (k.op == "<=" or bound == 0) and bound >= 0 else None
-
     def _capabilities(self, name: str, low: Lowered) -> None:
-        """The backend's capability check; a refusal caused by the directive's ``encoding``
-        option is reported at the directive."""
-        try:
-            self._backend(name).check_capabilities(low.model, capabilities())
-        except UnsupportedConstruct as exc:
-            req = self.checked.solve
-            if exc.diagnostics[0].span is None and "encoding" in req.options and req.span is not None:
-                raise UnsupportedConstruct(f"{exc.message}, which the '{req.options['encoding']}' encoding uses",
-                                           req.span, exc.diagnostics[0].hint) from None
-            raise
+        """The backend's capability check on the IR (the last guard: the support table has
+        refused whatever the program's constructs need and the backend lacks)."""
+        self._backend(name).check_capabilities(low.model, capabilities())
 
     def check_backend(self, name: str) -> str:
         """Raise the error ``name`` would raise before solving; else describe what it
         would build (estimated from counts: nothing is lowered here)."""
-        self._check_strategy()
         self._backend(name)
         err = refusal(self.checked, name)
         if err is not None:
@@ -151,8 +104,8 @@ class Program:
         """The IR for ``backend``: its own encoding, or the one the solve directive names
         (``solve milp(encoding = "paths")``)."""
         if _is_program_backend(backend):
-            raise UnsupportedConstruct(f"backend '{backend}' searches the program directly and has no IR or solver file",
-                                       hint="compile with --to wcnf, cpmpy or pyomo")
+            raise unsupported("an IR or a solver file", "it searches the program directly", backend=backend,
+                              hint="compile with --to wcnf, cpmpy or pyomo")
         encoding = self.checked.solve.options.get("encoding") or self._backend(backend).ENCODING
         return self.lowered(encoding, backend)
 
@@ -237,21 +190,16 @@ class Program:
             raise InfeasibleProgram(
                 f"infeasible: '{conflict.constraint.span.quote()}' cannot hold on this data: {conflict.reason}",
                 conflict.constraint.span, "relax this constraint (found before solving, on every backend)")
-        if getattr(self.checked.skeleton, "depth_range", None) is not None:  # S3: trees and BDDs
-            held.floor = _depth_floor(self.checked)  # a stop before any depth is refuted
-            return solve_depth_range(self, backend, time_limit, threads, seed, verbose, progress, warm_start,
-                                     memory_limit)
         req = self.checked.solve
-        self._check_strategy()
-        if req.strategy == "incremental":
-            raise UnsupportedConstruct("'strategy incremental' applies to a depth range with 'minimize depth' "
-                                       "and an 'errors <= k' constraint", req.span,
-                                       "e.g. model tree(depth in 1..10)  minimize depth  subject to { errors == 0 }")
-        name = self.backend_name(backend)
+        name = self.backend_name(backend)  # auto: the first backend the support table lets take the program
         impl = self._backend(name)
         refused = refusal(self.checked, name)
         if refused is not None:
             raise refused
+        if getattr(self.checked.skeleton, "depth_range", None) is not None:  # S3: trees and BDDs
+            held.floor = _depth_floor(self.checked)  # a stop before any depth is refuted
+            return solve_depth_range(self, backend, time_limit, threads, seed, verbose, progress, warm_start,
+                                     memory_limit)
         held.started, held.backend = time.perf_counter(), name
         if not _is_program_backend(name):
             check_memory(self.checked, name, memory_limit)
@@ -275,7 +223,8 @@ class Program:
         )
         refused_run = impl.check_run(opts)
         if refused_run is not None:  # before any work, at the option that causes it
-            raise UnsupportedConstruct(refused_run[0], self._option_span(refused_run[2]) or req.span, refused_run[1])
+            construct, reason, hint, option = refused_run
+            raise unsupported(construct, reason, self._option_span(option) or req.span, backend=name, hint=hint)
         if _is_program_backend(name):  # dp: the checked program, no IR
             bdd = isinstance(self.checked.skeleton, BddSkeleton)
             tree, res = impl.solve_search(lower_search_bdd(self.checked) if bdd else lower_search(self.checked), opts)

@@ -19,9 +19,9 @@ from fractions import Fraction
 from odt.compiler import ir, limits
 from odt.compiler.classifiers import Diagram, Leaf, Split, Tree, TreeNode
 from odt.compiler.data import Feature
-from odt.compiler.errors import UnsupportedConstruct
 from odt.compiler.search import TreeSearch
 from odt.compiler.search_bdd import BddSearch
+from odt.compiler.support import unsupported
 
 from ..base import Artifact, Backend, BackendResult, Progress, SolveOptions, Status, Stopwatch
 from .anytime import EngineResult
@@ -57,11 +57,11 @@ class DpBackend(Backend):
     ENCODING = "none"
 
     def emit(self, model: ir.Model) -> Artifact:
-        raise UnsupportedConstruct("the dp backend has no solver file: it searches the program directly",
-                                   hint="use --to wcnf, cpmpy or pyomo")
+        raise unsupported("a solver file", "it searches the program directly and builds no IR", backend=self.NAME,
+                          hint="use --to wcnf, cpmpy or pyomo")
 
     def solve(self, model: ir.Model, options: SolveOptions) -> BackendResult:
-        raise UnsupportedConstruct("the dp backend solves search problems, not IR models")
+        raise NotImplementedError("the dp backend searches the checked program (solve_program), not IR models")
 
     def solve_search(self, problem: TreeSearch | BddSearch, options: SolveOptions) -> tuple[Tree | Diagram | None, BackendResult]:
         """The optimal tree of ``problem`` (anytime: the best tree and a proven bound on a
@@ -96,9 +96,9 @@ class DpBackend(Backend):
         if problem.fronts:
             try:
                 return "Pareto-front DP", optimal_front_tree(problem, options.time_limit, report)
-            except OverflowError as e:  # the front engine's exact integers would not fit
-                raise UnsupportedConstruct(f"backend 'dp' cannot take this program: {e}",
-                                           hint="backends that take it: maxsat, cp") from e
+            except OverflowError as e:  # the front engine's exact integers would not fit: decided by the data
+                raise unsupported("this program on this data", str(e), backend=self.NAME,
+                                  takers=("maxsat", "cp")) from e
         return "STreeD-style DP", optimal_constrained_tree(problem, options.time_limit, report)
 
     def _solve_bdd(self, problem: BddSearch, options: SolveOptions) -> tuple[Diagram | None, BackendResult]:

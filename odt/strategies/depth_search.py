@@ -6,7 +6,8 @@ import dataclasses
 import time
 from typing import TYPE_CHECKING
 
-from odt.compiler.errors import InfeasibleProgram, UnsupportedConstruct
+from odt.compiler.constructs import incremental_bound
+from odt.compiler.errors import InfeasibleProgram
 from odt.compiler.evaluate import evaluate
 from odt.compiler.checked import BddSkeleton, CheckedProgram, LinearForm, QuantityRef, TreeSkeleton
 from odt.result import SolveResult
@@ -39,21 +40,11 @@ def solve_depth_range(program: "Program", backend, time_limit, threads, seed, ve
     sk = c.skeleton
     assert isinstance(sk, (TreeSkeleton, BddSkeleton)) and sk.depth_range is not None
     kind = "tree" if isinstance(sk, TreeSkeleton) else "BDD"
-    if not isinstance(sk, TreeSkeleton) and c.solve.strategy == "incremental":
-        raise UnsupportedConstruct("'strategy incremental' (Avellaneda's Algorithm 3) applies to tree depth "
-                                   "ranges, not to a bdd", c.solve.span, "drop 'strategy incremental'")
     levels = c.objective.levels
-    first = levels[0]
-    if [q.kind for q, _ in first.terms] != ["depth"] or first.terms[0][1] <= 0:
-        raise UnsupportedConstruct("a depth range needs 'minimize depth' (optionally 'then ...') as its objective",
-                                   c.objective.span, "e.g. minimize depth then nodes")
+    first = levels[0]  # minimize depth (the support table refuses a depth range without it: S3o)
     low, high = sk.depth_range
     clock = time.perf_counter()
-    if c.solve.strategy == "incremental":
-        if backend not in (None, "auto", "maxsat"):
-            raise UnsupportedConstruct(f"'strategy incremental' (Avellaneda's Algorithm 3) runs on an incremental "
-                                       f"SAT solver, which backend '{backend}' is not", c.solve.span,
-                                       "drop the backend option, or use --backend maxsat")
+    if c.solve.strategy == "incremental":  # on maxsat (B3), in its fragment (B3x): the support table says
         return incremental_depth(program, low, high, time_limit, clock)
     undecided = None  # the first depth neither proved infeasible nor solved (time limit)
     for k in range(low, high + 1):
@@ -94,9 +85,8 @@ def incremental_depth(program: "Program", low: int, high: int, time_limit: float
     Avellaneda's eqs (7)-(10). The log gives the rows and SAT calls each step needed."""
     from odt.strategies.incremental import dt_depth_size
 
-    program._check_strategy()
-    bound = program._incremental_bound()
-    assert bound is not None
+    bound = incremental_bound(program.checked)
+    assert bound is not None, "internal: the support table refuses strategy incremental outside its fragment (B3x)"
     if time_limit is None:
         time_limit = program.checked.solve.options.get("time_limit")
     deadline = None if time_limit is None else clock + float(time_limit)

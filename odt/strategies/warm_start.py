@@ -10,7 +10,8 @@ from typing import NamedTuple
 from odt.backends.base import SolveOptions
 from odt.backends.dp import DpBackend
 
-from odt.compiler.lower_search import lower_search, relaxation, search_refusal
+from odt.compiler.lower_search import lower_search, relaxation
+from odt.compiler.support import takes
 from odt.compiler.evaluate import evaluate
 from odt.compiler.checked import CheckedProgram, TreeSkeleton
 from odt.result import Classifier
@@ -60,7 +61,7 @@ def greedy_start(c: CheckedProgram) -> Start | None:
     from odt.backends.dp.backend import decode_tree
     from odt.backends.dp.greedy import greedy_tree
 
-    problem = lower_search(c) if search_refusal(c) is None else relaxation(c)
+    problem = lower_search(c) if takes(c, "dp", directive=False) else relaxation(c)
     raw = greedy_tree(problem)
     if raw is None:
         return None
