@@ -20,6 +20,8 @@ from fractions import Fraction
 from typing import Any, Callable, ClassVar, Mapping
 
 from odt.compiler import ir
+from odt.compiler.checked import CheckedProgram
+from odt.compiler.searches import Searches
 from odt.compiler.support import unsupported
 
 
@@ -150,6 +152,17 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def solve(self, model: ir.Model, options: SolveOptions) -> BackendResult: ...
+
+    def solve_program(self, searches: Searches, options: SolveOptions) -> tuple[Any, BackendResult]:
+        """A program backend's solve: the classifier it found (or None) and its result, every
+        objective level claimed and its training ``errors`` set; it builds what it searches
+        from ``searches`` (each search IR of the checked program, built once)."""
+        raise NotImplementedError(f"backend '{self.NAME}' solves IR models (solve), not programs")
+
+    @classmethod
+    def describe(cls, program: CheckedProgram) -> str:
+        """What a program backend would search for ``program`` (``odtc check``), from counts."""
+        raise NotImplementedError(f"backend '{cls.NAME}' builds an encoding: estimate its size instead")
 
 
 class Stopwatch:

@@ -94,11 +94,9 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_explain(args: argparse.Namespace) -> int:
     from odt.program import compile_file
 
-    from odt.strategies.explain import minimal_conflict
-
     prog = compile_file(args.program, params=_overrides(args))
     undecided: list = []
-    core = minimal_conflict(prog, backend=args.backend, time_limit=args.time_limit, undecided=undecided)
+    core = prog.explain(backend=args.backend, time_limit=args.time_limit, undecided=undecided)
     if not core:
         print(f"{args.program}: feasible: the constraints can all hold together")
         return 0

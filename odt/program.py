@@ -30,13 +30,12 @@ from odt.compiler.errors import InfeasibleProgram, OdtDataError, OdtError, Verif
 from odt.strategies.depth_search import solve_depth_range
 from odt.compiler.evaluate import evaluate
 from odt.strategies.explain import minimal_conflict
-from odt.compiler.lower_search import lower_search
-from odt.compiler.lower_search_bdd import lower_search_bdd
 from odt.compiler.lower import Lowered, lower
 from odt.compiler.parse import parse_program
 from odt.compiler.params import Override, overrides_from_mapping, resolve_params
 from odt.compiler.ranges import positive_seconds
-from odt.compiler.checked import BddSkeleton, CheckedProgram, DiagramSkeleton, LinearConstraint, TreeSkeleton
+from odt.compiler.checked import CheckedProgram
+from odt.compiler.searches import Searches
 from odt.result import Classifier, SolveResult
 from odt.compiler.support import refusal, unsupported
 from odt.routing import check_memory, estimate, route
@@ -53,6 +52,8 @@ class Program:
     def __init__(self, checked: CheckedProgram):
         self.checked = checked
         self._lowered: dict[tuple[str, str | None], Lowered] = {}
+        #: the search IRs (dp's problem, the greedy start's), each built once for every solve
+        self._searches = Searches(checked)
 
     @property
     def dataset(self):
@@ -87,17 +88,12 @@ class Program:
     def check_backend(self, name: str) -> str:
         """Raise the error ``name`` would raise before solving; else describe what it
         would build (estimated from counts: nothing is lowered here)."""
-        self._backend(name)
+        impl = self._backend(name)
         err = refusal(self.checked, name)
         if err is not None:
             raise err
-        if _is_program_backend(name):
-            data = self.checked.dataset
-            if isinstance(self.checked.skeleton, BddSkeleton):
-                return (f"BDD subset enumeration on the program, no encoding: {int((data.row_weights() > 0).sum())} "
-                        f"rows, {len(data.features)} features")
-            return (f"ConTree search on the program, no encoding: {int((data.row_weights() > 0).sum())} rows, "
-                    f"{len(data.binarizer.columns)} columns")
+        if impl.PROGRAM:
+            return impl.describe(self.checked)
         return estimate(self.checked, name).describe()
 
     def lowered_for(self, backend: str) -> Lowered:
@@ -198,12 +194,16 @@ class Program:
             raise refused
         if getattr(self.checked.skeleton, "depth_range", None) is not None:  # S3: trees and BDDs
             held.floor = _depth_floor(self.checked)  # a stop before any depth is refuted
-            return solve_depth_range(self, backend, time_limit, threads, seed, verbose, progress, warm_start,
-                                     memory_limit)
+
+            def at_depth(sub: CheckedProgram, remaining: float | None) -> SolveResult:
+                return Program(sub).solve(backend, remaining, threads, seed, verbose, progress, warm_start,
+                                          memory_limit)
+
+            return solve_depth_range(self.checked, at_depth, backend, time_limit)
         held.started, held.backend = time.perf_counter(), name
         if not _is_program_backend(name):
             check_memory(self.checked, name, memory_limit)
-        start = greedy_start(self.checked) if warm_start else None
+        start = greedy_start(self.checked, self._searches) if warm_start else None
         if start is not None:  # the incumbent of a solve stopped before its solver returns (lowering included)
             held.warm = start[:2]
         if progress is not None and self.checked.objective.maximized:
@@ -225,9 +225,8 @@ class Program:
         if refused_run is not None:  # before any work, at the option that causes it
             construct, reason, hint, option = refused_run
             raise unsupported(construct, reason, self._option_span(option) or req.span, backend=name, hint=hint)
-        if _is_program_backend(name):  # dp: the checked program, no IR
-            bdd = isinstance(self.checked.skeleton, BddSkeleton)
-            tree, res = impl.solve_search(lower_search_bdd(self.checked) if bdd else lower_search(self.checked), opts)
+        if impl.PROGRAM:  # it searches the checked program itself: no IR
+            tree, res = impl.solve_program(self._searches, opts)
             if start is not None and res.status is not Status.OPTIMAL and \
                     (res.objective is None or tuple(float(v) for v in res.objective) > start.levels):
                 # stopped with nothing better than the greedy start: the start, with the engine's bound
@@ -243,7 +242,7 @@ class Program:
         # bounds from dp: optimal trees for a diagram, the relaxed BDD for a BDD program
         bounds = (diagram_bounds(self.checked, _budget(opts)) or bdd_bounds(self.checked, _budget(opts))) \
             if warm_start else None
-        warm = greedy = warm_start_of(self.checked, opts, start) if warm_start else None
+        warm = greedy = warm_start_of(self.checked, opts, start, self._searches) if warm_start else None
         if bounds is not None and bounds.incumbent is not None and (warm is None or bounds.incumbent[1] < warm[1]):
             warm = bounds.incumbent
         held.warm, held.floor = warm, None if bounds is None else bounds.lower
@@ -329,15 +328,21 @@ class Program:
                                                    f"{float(out.value):g}, {out.log.removeprefix('lns: ')}"))
         return best[0], "; ".join(notes) if notes else "lns: no start"
 
-    def explain(self, backend: str | None = None, time_limit: float | None = None) -> list[tuple[str, Any]]:
+    def explain(self, backend: str | None = None, time_limit: float | None = None,
+                undecided: list | None = None) -> list[tuple[str, Any]]:
         """For an infeasible program: a minimal set of its own constraints (and skeleton
         size limits) that cannot hold together, as (source text, span) pairs; [] when the
-        program is feasible (``explain.minimal_conflict``)."""
+        program is feasible (``explain.minimal_conflict``; the constraints whose test the
+        time limit cut short go to ``undecided``)."""
         check_solve_arguments(time_limit)
         conflict = data_conflict(self.checked)
         if conflict is not None:  # one constraint that cannot hold alone is the minimal set
             return [(conflict.constraint.span.quote(), conflict.constraint.span)]
-        return minimal_conflict(self, backend, time_limit)
+        return minimal_conflict(self.checked, self._explain_solve, backend, time_limit, undecided)
+
+    @staticmethod
+    def _explain_solve(sub: CheckedProgram, backend: str | None, time_limit: float | None) -> SolveResult:
+        return Program(sub).solve(backend=backend, time_limit=time_limit, warm_start=True)
 
     @limits.shield
     def _result(self, backend: str, res: BackendResult, low: Lowered | None,
@@ -360,12 +365,8 @@ class Program:
             terms, constant = low.encoding.errors()
             solver_errors = float(objective_enc.level_values([ir.Objective(tuple(terms), constant)], res.values,
                                                              low.model)[0])
-        elif res.errors is not None:  # a program backend (dp) reports its training errors
+        elif res.errors is not None:  # a program backend reports its training errors
             solver_errors = float(res.errors)
-        elif backend == "dp":  # its objective is the (scaled) errors
-            assert res.objective is not None
-            lvl = self.checked.objective.levels[0]
-            solver_errors = float((res.objective[0] - lvl.constant) / lvl.terms[0][1])
         else:  # a warm-start tree: the value claimed for it is its re-evaluated value
             assert tree is not None
             solver_errors = evaluate(self.checked, tree).train_errors
@@ -505,7 +506,7 @@ def _budget(opts: SolveOptions) -> float:
 
 
 def _is_program_backend(name: str) -> bool:
-    return hasattr(BACKENDS.get(name), "solve_search")
+    return getattr(BACKENDS.get(name), "PROGRAM", False)
 
 
 def _f(x: Fraction | None, sign: float) -> float | None:

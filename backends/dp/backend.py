@@ -17,10 +17,12 @@ from __future__ import annotations
 from fractions import Fraction
 
 from odt.compiler import ir, limits
+from odt.compiler.checked import BddSkeleton, CheckedProgram
 from odt.compiler.classifiers import Diagram, Leaf, Split, Tree, TreeNode
 from odt.compiler.data import Feature
 from odt.compiler.search import TreeSearch
 from odt.compiler.search_bdd import BddSearch
+from odt.compiler.searches import Searches
 from odt.compiler.support import unsupported
 
 from ..base import Artifact, Backend, BackendResult, Progress, SolveOptions, Status, Stopwatch
@@ -55,6 +57,21 @@ class DpBackend(Backend):
     CAPABILITIES = frozenset()  # takes no IR model: the search IR instead
     FILE_FORMAT = "none"
     ENCODING = "none"
+    PROGRAM = True
+
+    def solve_program(self, searches: Searches, options: SolveOptions) -> tuple[Tree | Diagram | None, BackendResult]:
+        """The checked program's search IR (an ordered BDD's subset enumeration, or a tree
+        search), built once by ``searches``, solved by ``solve_search``."""
+        bdd = isinstance(searches.program.skeleton, BddSkeleton)
+        return self.solve_search(searches.bdd() if bdd else searches.tree(), options)
+
+    @classmethod
+    def describe(cls, program: CheckedProgram) -> str:
+        data = program.dataset
+        rows = int((data.row_weights() > 0).sum())
+        if isinstance(program.skeleton, BddSkeleton):
+            return f"BDD subset enumeration on the program, no encoding: {rows} rows, {len(data.features)} features"
+        return f"ConTree search on the program, no encoding: {rows} rows, {len(data.binarizer.columns)} columns"
 
     def emit(self, model: ir.Model) -> Artifact:
         raise unsupported("a solver file", "it searches the program directly and builds no IR", backend=self.NAME,
