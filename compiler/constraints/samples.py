@@ -68,12 +68,13 @@ class Samples(Family):
     def check(self, c: Constraint, view: ClassifierView) -> ConstraintCheck:
         assert isinstance(c, LinearConstraint)
         counts = view.shape.leaf_samples if c.scope == "leaf" else view.shape.node_samples
-        sides = [(_value(c.left, n), _value(c.right, n)) for n in counts]
-        diffs = [a - b for a, b in sides]
+        diffs = [_value(c.form, n) for n in counts]  # the checked form: a strict bound made non-strict
         ok = all(holds(d, c.op) for d in diffs)
         worst = (min if c.op == ">=" else max)(range(len(diffs)), key=lambda i: diffs[i]) if diffs else None
-        value, bound = sides[worst] if worst is not None else (0.0, 0.0)
-        return ConstraintCheck(quote(c), line(c), value, c.op, bound, ok)
+        if worst is None:  # no decision node: nothing to bind
+            return ConstraintCheck(quote(c), line(c), 0.0, c.op, 0.0, ok)
+        n = counts[worst]
+        return ConstraintCheck(quote(c), line(c), _value(c.left, n), c.op, _value(c.right, n), ok)
 
 
 def _guarded(b: ModelBuilder, terms: list[tuple[Fraction, int]], constant: Fraction, op: str, exists: int,
