@@ -18,6 +18,7 @@ warm start (B4) of the solver backends.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -31,6 +32,11 @@ from .constructs import bounds_from_above
 from .data import Dataset, Feature, ThresholdBlock
 from .search import (GlobalConstraint, GlobalTerm, Level, PathCost, PathExclusion, PathOrder, SameLeaf, SplitDim,
                      TreeSearch)
+
+
+#: what the families' dp hooks write by column name or row id (``SearchParts``), turned into search
+#: dimensions and row positions below; the hooks' other parts are ``TreeSearch`` fields of the same name
+_RESOLVED = ("orders", "exclusions", "path_costs", "same_leaf", "uses", "ranges")
 
 
 @dataclass
@@ -211,9 +217,11 @@ def lower_search(program: CheckedProgram) -> TreeSearch:
     groups = tuple(np.asarray(program.groups[g], dtype=bool)[base.rows] for g in names)
     uses = tuple(_formula(e, column_of) for e in parts.uses)
     fields = {name: getattr(base, name) for name in base.__dataclass_fields__}
-    fields.update(levels=tuple(parts.levels), min_node=parts.min_node, max_nodes=parts.max_nodes,
-                  max_errors=parts.max_errors, orders=orders, exclusions=exclusions, path_costs=tuple(path_costs),
-                  same_leaf=tuple(pairs), groups=groups, globals=tuple(globals_), uses=uses)
+    fields.update({f.name: getattr(parts, f.name) for f in dataclasses.fields(SearchParts)  # the hooks' as they are
+                   if f.name in TreeSearch.__dataclass_fields__ and f.name not in _RESOLVED})
+    fields.update(levels=tuple(parts.levels), max_nodes=parts.max_nodes, max_errors=parts.max_errors, orders=orders,
+                  exclusions=exclusions, path_costs=tuple(path_costs), same_leaf=tuple(pairs), groups=groups,
+                  globals=tuple(globals_), uses=uses)
     return TreeSearch(**fields)
 
 
