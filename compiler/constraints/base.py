@@ -74,6 +74,7 @@ class SearchParts:
     same_leaf: list[tuple[str, str]] = field(default_factory=list)  # C6: row ids
     ranges: dict[str, tuple[float, float]] = field(default_factory=dict)  # C10: column -> [lo, hi]
     uses: list[ast.UsesExpr] = field(default_factory=list)  # C9u
+    max_leaf_errors: Fraction | None = None  # C11: misclassified weight per leaf
 
 
 def origin(c: Constraint) -> Origin:

@@ -13,6 +13,7 @@ from ..checked import CheckedProgram
 from .base import Constraint, Family
 from .expected_cost import ExpectedCost
 from .features_used import FeaturesUsed
+from .leaf_errors import LeafErrors
 from .path_cost import PathCost
 from .path_exclusion import PathExclusion
 from .path_order import PathOrder
@@ -31,6 +32,7 @@ FAMILIES: tuple[Family, ...] = (
     Uses(),
     SameLeaf(),
     ThresholdRange(),
+    LeafErrors(),
 )
 
 

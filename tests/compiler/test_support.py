@@ -47,6 +47,8 @@ PROGRAMS = [
     ("model tree(depth <= 2)\nsubject to { every node: samples >= 3 }", "C3"),
     ("model tree(depth <= 2)\nsubject to { every leaf: samples >= 3 }", "C5"),
     ("model tree(depth <= 2)\nsubject to { same_leaf(r1, r2) }", "C6"),
+    ("model tree(depth <= 2)\nsubject to { every leaf: errors <= 3 }", "C11"),
+    ("model tree(depth <= 2)\nsubject to { every leaf: errors >= 1 }", "C11x"),
     ("model tree(depth <= 2)\nsubject to { every path: a before b }", "C7"),
     ("model tree(depth <= 2)\nsubject to { every path: cost <= 2 with cost { a: 1, *: 2 } }", "C8p"),
     ("model tree(depth <= 2)\nsubject to { every path: cost >= 2 with cost { a: 1, *: 2 } }", "C8x"),

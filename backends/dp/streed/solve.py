@@ -59,8 +59,10 @@ class Search:
         self.weights = np.asarray(w, dtype=np.float64)
         #: the task's per-row statistics (``task.Task``): each row's weight in its class's column
         self.Wc = task.statistics(y, w)
-        #: the compiled kernels count class weights: misclassification's own
-        self.compiled_task = task.KERNEL == Misclassification.KERNEL
+        #: the compiled kernels count class weights: misclassification's own, without a per-leaf bound
+        self.compiled_task = task.KERNEL == Misclassification.KERNEL and task.max_leaf == INF
+        #: a leaf costing more than this is infeasible (``every leaf: errors <= e``), up to rounding
+        self.max_leaf = task.max_leaf + 1e-9 * (1.0 + abs(task.max_leaf)) if task.max_leaf < INF else INF
         self.ingr = ingredients
         self.min_leaf = max(min_leaf, 1)
         self.min_node = max(min_node, 1)
@@ -89,7 +91,13 @@ class Search:
         """(error, label) of a leaf holding rows ``S``; error inf when it is too small."""
         if S.shape[0] < self.min_leaf and (S.shape[0] > 0 or self.min_leaf > 1):
             return INF, 0
-        return self.task.leaf(self.Wc[S].sum(axis=0))
+        cost, label = self.task.leaf(self.Wc[S].sum(axis=0))
+        return (INF, label) if cost > self.max_leaf else (cost, label)
+
+    def leaf_costs(self, totals: np.ndarray) -> np.ndarray:
+        """The task's leaf costs of many sets at once, inf above the per-leaf bound."""
+        cost = self.task.costs(totals)
+        return cost if self.max_leaf == INF else np.where(cost > self.max_leaf, INF, cost)
 
     # ------------------------------------------------------------------ splits
     def allowed(self, S: np.ndarray, state: State) -> np.ndarray:
@@ -140,7 +148,7 @@ class Search:
             return Entry(E, choice, k)
         right = self.Bf[S].T @ self.Wc[S]  # (m, s) statistics going right
         left = self.Wc[S].sum(axis=0) - right
-        cost = self.task.costs(left) + self.task.costs(right)
+        cost = self.leaf_costs(left) + self.leaf_costs(right)
         n_right = self.B[S].sum(axis=0)
         ok = self.allowed(S, state) & self.sizes_ok(n_right, S.shape[0])
         if not ok.any():
@@ -284,7 +292,7 @@ class Search:
                     continue
                 seen.add(key)
             child = self.ingr.child(state, int(f))
-            if d == 3 and _kernels().AVAILABLE and not self.unit:
+            if d == 3 and self.compiled_task and _kernels().AVAILABLE and not self.unit:
                 self._freq.clear()  # hints live for this candidate's two children only
                 parent = self._frequencies_by_difference(S, col, child, parent)
             L = self.solve(S[~col], d - 1, k - 1, child)
