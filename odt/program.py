@@ -52,7 +52,7 @@ class Program:
     def __init__(self, checked: CheckedProgram):
         self.checked = checked
         self._lowered: dict[tuple[str, str | None], Lowered] = {}
-        #: the search IRs (dp's problem, the greedy start's), each built once for every solve
+        #: the search IRs (a program backend's problem, the greedy start's), each built once for every solve
         self._searches = Searches(checked)
 
     @property
@@ -444,7 +444,7 @@ class _Held:
         if self.warm is not None and self.backend is not None:
             kept = BackendResult(Status.FEASIBLE, None, (self.warm[1],), self.floor, seconds,
                                  log + "; the warm start is the incumbent")
-            # (dp's own results carry its scaled errors; this one is re-evaluated like a warm start)
+            # (a program backend's own results carry their errors; this one is re-evaluated like a warm start)
             label = self.backend if not _is_program_backend(self.backend) else f"{self.backend} (stopped)"
             return program._result(label, kept, None, self.warm[0])
         sign = -1.0 if program.checked.objective.maximized else 1.0
