@@ -69,7 +69,8 @@ class SolveOptions:
     on_progress: Callable[[Progress], None] | None = None
     #: per-backend options: "solver" (maxsat's SAT solver), "cutoff" and "floor" (the value to
     #: beat and a proven bound, from warm starts and dp bounds), "bound_only" (dp BDDs: the
-    #: caller reads the bound, so the winner is decoded in any order rather than the smallest)
+    #: caller reads the bound, so the winner is decoded in any order rather than the smallest),
+    #: "scheduler" (dp: a Dask scheduler's address for the deep search's root)
     extra: dict = field(default_factory=dict)
 
 

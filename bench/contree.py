@@ -44,6 +44,9 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+# time the compiled kernels, compiled in this process if numba's cache lacks them (backends/dp/jit.py),
+# never the numpy paths a cold install runs while its background warm-up compiles them
+os.environ.setdefault("ODT_KERNELS", "compile")
 SHARED = ROOT.parent / "shared" / "datasets" / "continuous"
 
 

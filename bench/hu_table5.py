@@ -1,6 +1,6 @@
 """Encoding size of odt's BDD MaxSAT model next to Hu et al. (IJCAI 2022) Table 5, E_Size.
 
-For each CP4IM dataset of Table 5 found in /work/shared/datasets/binary and H = 2..6,
+For each CP4IM dataset of Table 5 found in ../shared/datasets/binary and H = 2..6,
 lower ``model bdd(depth = H)`` (``minimize errors``) for the maxsat backend on a training
 fold of 4/5 of the rows (Hu: 5-fold cross-validation; the fold is a seeded shuffle) and
 count literals: the hard clauses plus one per soft unit (the objective terms), i.e. the
@@ -12,7 +12,7 @@ M = 1382, K = 21, H = 6: 966,676 literals, Table 5 gives 97.06). The table there
 Hu's E_Size as printed, that formula for our fold divided by 10^4 (the check of the
 unit), ours divided by 10^4, the ratio ours / Hu, and ours divided by 10^3.
 
-Run: /work/venv/bin/python bench/hu_table5.py [--depths 2,3,4,5,6] [--datasets car,cancer]
+Run (from the repository root): python bench/hu_table5.py [--depths 2,3,4,5,6] [--datasets car,cancer]
 """
 from __future__ import annotations
 

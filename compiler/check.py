@@ -35,11 +35,13 @@ _ITEM_WORDS = {ast.DataBlock: "data block", ast.ModelDef: "model", ast.Objective
                ast.SolveStmt: "solve directive"}
 
 
-def check(program: ast.Program, table: RawTable | None, data_error: OdtError | None = None) -> CheckedProgram:
+def check(program: ast.Program, table: RawTable | None, data_error: OdtError | None = None,
+          target: str | None = None) -> CheckedProgram:
     """Resolve and type-check ``program`` against ``table``; raise every problem at once.
 
     ``table`` is None when the data could not be loaded; ``data_error`` is then why, and
-    it is reported together with the problems of the rest of the program."""
+    it is reported together with the problems of the rest of the program. ``target``: the
+    label column when Python names it (``odt.compile(..., target="y")``)."""
     errs = Collector()
     if not program.items:
         raise OdtSyntaxError("the program is empty: it has no statement", _start(program),
@@ -50,7 +52,7 @@ def check(program: ast.Program, table: RawTable | None, data_error: OdtError | N
     for kind, word in _ITEM_WORDS.items():
         for extra in program.of(kind)[1:]:
             errs.add(OdtTypeError, f"a program has at most one {word}", extra.span, "merge them into one")
-    dataset = check_dataset(program, table, errs) if table is not None else None
+    dataset = check_dataset(program, table, errs, target) if table is not None else None
     scope = check_groups(program, dataset, errs)
     models = program.of(ast.ModelDef)
     if models:

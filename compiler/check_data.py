@@ -11,7 +11,7 @@ import dataclasses
 from pathlib import Path
 
 from . import ast
-from .data import ColumnRule, Dataset, DataSpec, RawTable, build_dataset, read_csv
+from .data import ColumnRule, Dataset, DataSpec, RawTable, build_dataset, implicit_target, read_csv
 from .errors import Collector, OdtDataError, OdtTypeError
 from .missing import resolve_missing
 from .source import Span
@@ -80,16 +80,17 @@ def data_spec(block: ast.DataBlock | None, errs: Collector | None = None) -> Dat
                 missing_span = item.span
                 missing_policy = _missing_policy(policy, errs)
     return DataSpec(roles["target"], roles["weight"], roles["id"], rules, tuple(drop), spans,
-                    missing, missing_policy, missing_span)
+                    missing, missing_policy, missing_span, block.span)
 
 
 def _missing_policy(policy: ast.Name | None, errs: Collector) -> str | None:
     """What a missing numeric or binary cell means: ``learn`` (each split sends it to the side
-    the solver chooses), ``drop`` its row, or (no word) an error."""
-    if policy is None or policy.text == "drop":
-        return None if policy is None else "drop"
-    if policy.text == "learn":
+    the solver chooses; also when no word is given, as scikit-learn's trees do) or ``drop``
+    its row."""
+    if policy is None or policy.text == "learn":
         return "learn"
+    if policy.text == "drop":
+        return "drop"
     errs.add(OdtTypeError, f"unknown missing-value policy '{policy.text}'", policy.span,
              "write (learn): each split learns where a missing number goes, or (drop): such rows are dropped")
     return None
@@ -115,16 +116,20 @@ def _numeric_rule(b: ast.Binarization | None, span: Span, errs: Collector) -> Co
 
 def check_roles(spec: DataSpec, table: RawTable, errs: Collector) -> bool:
     """The target, weight and id columns are not features and are not dropped; the
-    implicit target (``class``, else the last column) included. False on a problem."""
-    cols = list(table.columns)
-    target = spec.target or ("class" if "class" in table.columns else cols[-1] if cols else None)
+    implicit target (the column ``class``) included. False on a problem: a data block
+    that names no target is an error when no column is named ``class``."""
+    try:
+        target = spec.target or implicit_target(table, spec.block_span)
+    except OdtDataError as exc:
+        errs.absorb(exc)
+        return False
     ok = True
     for role, name in (("target", target), ("weight", spec.weight), ("id", spec.row_id)):
         if name is None:
             continue
         if name in spec.rules or name in spec.drop:
             how = "dropped" if name in spec.drop else f"declared {spec.rules[name].kind}"
-            implicit = " (the default target: the column named 'class', else the last one)" \
+            implicit = " (the default target: the column named 'class')" \
                 if role == "target" and spec.target is None else ""
             errs.add(OdtTypeError, f"column '{name}' is the {role}{implicit}, so it cannot be {how}",
                      spec.spans.get(name), f"name another target with  target <column>" if role == "target" and
@@ -156,24 +161,32 @@ def load_table(program: ast.Program, base_dir: Path | None) -> RawTable:
     block = blocks[0]
     path = data_file(program, base_dir)
     assert path is not None and block.path is not None
+    empty = any(isinstance(i, ast.MissingItem) and any(m.strip() == "" for m in i.markers) for i in block.items)
     try:
-        return read_csv(path, display=block.path)
+        return read_csv(path, display=block.path, empty_cells=empty)  # missing "": an empty cell is missing
     except OdtDataError as exc:
         if exc.diagnostics[0].span is None:
             raise OdtDataError(exc.message, block.span, exc.diagnostics[0].hint) from None
         raise
 
 
-def check_dataset(program: ast.Program, table: RawTable, errs: Collector) -> Dataset | None:
-    """The binarised dataset of ``table`` under the program's data block, or None."""
+def check_dataset(program: ast.Program, table: RawTable, errs: Collector, target: str | None = None) -> Dataset | None:
+    """The binarised dataset of ``table`` under the program's data block, or None;
+    ``target``: the label column named from Python (``odt.compile(..., target="y")``)."""
     blocks = program.of(ast.DataBlock)
     spec = data_spec(blocks[0] if blocks else None, errs)
+    if target is not None:
+        if spec.target is not None and spec.target != target:
+            errs.add(OdtTypeError, f"the data block names the target '{spec.target}', and target='{target}' was "
+                     "passed too", spec.spans.get(spec.target), "name the label column once")
+            return None
+        spec = dataclasses.replace(spec, target=target)
     if not check_roles(spec, table, errs):
         return None
     try:
         if not spec.missing:
             return build_dataset(table, spec)
-        target = spec.target or ("class" if "class" in table.columns else list(table.columns)[-1])
+        target = spec.target or implicit_target(table)
         kept, dropped, learn = resolve_missing(table, spec, target)
         if learn:  # every cut of these columns twice: missing to the yes side, or to the no side
             rules = dict(spec.rules)

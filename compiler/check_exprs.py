@@ -5,8 +5,9 @@ the groups and cost tables the program defines). Output: a ``LinearForm`` with e
 coefficients, or an ``OdtError`` naming the first problem of the expression.
 
 Invariants: expressions are walked with an explicit stack, never by recursion, so an
-objective of thousands of terms or parentheses nested hundreds deep is no
-``RecursionError``; every coefficient of a result lies in ``ranges.MAX_MAGNITUDE``.
+objective of thousands of terms or parentheses nested thousands deep is no
+``RecursionError``; only ``abs(...)`` nests a form in a form, at most ``MAX_ABS_NESTING``
+deep (deeper is an error at the abs that is too deep); every coefficient of a result lies in ``ranges.MAX_MAGNITUDE``.
 Without a dataset (its data failed to load) names and arities are still checked, but not
 class labels or group weights.
 """
@@ -27,6 +28,10 @@ from .source import Span
 
 #: Quantities that count whole rows or structure, so their values are integers when the
 #: data has integer weights; used to turn ``<`` into ``<= -1``.
+#: how deep ``abs(...)`` may nest inside ``abs(...)``: each level is a quantity holding a
+#: linear form that every later stage (lowering, the evaluator) reads recursively
+MAX_ABS_NESTING = 32
+
 INTEGER_KINDS = {"errors", "nodes", "leaves", "depth", "features_used", "predicted", "tp", "fp", "tn", "fn", "size", "samples"}
 
 
@@ -48,8 +53,9 @@ class Scope:
         return self.data is None or name in self.data.table.columns
 
 
-def form(scope: Scope, e: ast.Expr) -> LinearForm:
-    """The linear form of ``e``; raises ``OdtError`` at the first problem.
+def form(scope: Scope, e: ast.Expr, depth: int = 0) -> LinearForm:
+    """The linear form of ``e`` (``depth``: the abs(...) it lies in); raises ``OdtError``
+    at the first problem.
 
     >>> from odt.compiler.parse import parse_program
     >>> obj = parse_program("minimize 2 * errors + nodes / 4").items[0]
@@ -80,7 +86,7 @@ def form(scope: Scope, e: ast.Expr) -> LinearForm:
             case ast.Quantity(name=n):
                 out.append(quantity(scope, n, (), node.span))
             case ast.Call(name=n, args=args):
-                out.append(quantity(scope, n, args, node.span))
+                out.append(quantity(scope, n, args, node.span, depth))
             case ast.StringArg() | ast.ClassArg():
                 raise OdtTypeError("a text value cannot stand in an arithmetic expression", node.span)
             case _:
@@ -111,8 +117,9 @@ def _combine(op: str, a: LinearForm, b: LinearForm, span: Span) -> LinearForm:
     return a.scale(1 / b.constant)
 
 
-def quantity(scope: Scope, n: ast.Name, args: tuple[ast.Expr, ...], span: Span) -> LinearForm:
-    """One quantity reference, ``errors`` or ``rate(1, women)``, as a linear form."""
+def quantity(scope: Scope, n: ast.Name, args: tuple[ast.Expr, ...], span: Span, depth: int = 0) -> LinearForm:
+    """One quantity reference, ``errors`` or ``rate(1, women)``, as a linear form
+    (``depth``: the abs(...) it lies in)."""
     kind = n.text
     if kind in scope.groups and not args:
         raise OdtTypeError(f"'{kind}' is a group, not a quantity", n.span,
@@ -132,7 +139,10 @@ def quantity(scope: Scope, n: ast.Name, args: tuple[ast.Expr, ...], span: Span) 
         elif s == "c":
             klass = class_arg(scope, a)
         else:
-            inner = form(scope, a)
+            if depth >= MAX_ABS_NESTING:
+                raise OdtTypeError(f"abs(...) nested more than {MAX_ABS_NESTING} deep", span,
+                                   "abs(abs(x)) is abs(x): drop the levels that change nothing")
+            inner = form(scope, a, depth + 1)
     if kind == "abs":
         assert inner is not None
         if inner.is_constant():

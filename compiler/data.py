@@ -17,15 +17,16 @@ import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
+from os import PathLike
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence, TextIO
 
 import numpy as np
 
-from .errors import OdtDataError, did_you_mean
+from .errors import OdtDataError, OdtInputError, OdtInputTypeError, did_you_mean
 from .features import Block, Feature, FeatureList, ThresholdBlock, missing_rule
 from .ranges import MAX_MAGNITUDE
-from .source import Span
+from .source import SourceFile, Span
 
 
 def numbers_or_missing(table: "RawTable", column: str, markers: tuple[str, ...]) -> np.ndarray:
@@ -43,10 +44,12 @@ def numbers_or_missing(table: "RawTable", column: str, markers: tuple[str, ...])
         try:
             out[i] = float(v)
         except (TypeError, ValueError):
-            raise OdtDataError(f"{table.name}: column '{column}', {table.where(i)}: '{v}' is neither a number "
-                               f"nor a missing-value marker ({', '.join(markers)})") from None
+            where, span = table.cell(column, i)
+            raise OdtDataError(f"{where}: '{v}' is neither a number nor a missing-value marker "
+                               f"({', '.join(repr(m) for m in markers)})", span) from None
         if not math.isfinite(out[i]):
-            raise OdtDataError(f"{table.name}: column '{column}', {table.where(i)}: non-finite value '{v}'")
+            where, span = table.cell(column, i)
+            raise OdtDataError(f"{where}: non-finite value '{v}'", span)
     return out
 
 
@@ -125,24 +128,58 @@ class RawTable:
     """Columns of raw values (strings or numbers) with names and a source name for errors."""
 
     def __init__(self, name: str, columns: dict[str, np.ndarray], first_line: int | None = None,
-                 row_numbers: np.ndarray | None = None):
+                 row_numbers: np.ndarray | None = None, path: Path | None = None,
+                 lines: np.ndarray | None = None, header: tuple[str, ...] = ()):
         self.name = name
         self.columns = columns
         self.first_line = first_line  # file line of data row 1, for CSV input
         self.row_numbers = row_numbers  # 0-based input row of each row, when rows were dropped
+        self.path = path  # the CSV file, whose cells errors point at (file:line:col)
+        self.lines = lines  # the file line of each input row, when not first_line + row (blank lines)
+        self.header = header  # the CSV's columns in file order
         lengths = {len(v) for v in columns.values()}
         self.n_rows = lengths.pop() if lengths else 0
         self._numbers: dict[str, np.ndarray] = {}  # memoised conversions, one per column
         self._strings: dict[str, np.ndarray] = {}
         self._floats: dict[str, np.ndarray | None] = {}
 
-    def where(self, row: int) -> str:
-        """Human location of 0-based data row ``row``."""
+    def derived(self, columns: dict[str, np.ndarray], row_numbers: np.ndarray | None) -> "RawTable":
+        """A table of the same source (name, file, lines) with other columns or rows."""
+        return RawTable(self.name, columns, self.first_line, row_numbers, self.path, self.lines, self.header)
+
+    def line(self, row: int) -> int | None:
+        """The file line of 0-based data row ``row`` (None: not from a file)."""
         if self.row_numbers is not None:
             row = int(self.row_numbers[row])
-        if self.first_line is not None:
-            return f"row {row + 1} (line {row + self.first_line})"
-        return f"row {row + 1}"
+        if self.lines is not None:
+            return int(self.lines[row])
+        return None if self.first_line is None else row + self.first_line
+
+    def where(self, row: int) -> str:
+        """Human location of 0-based data row ``row``."""
+        line = self.line(row)
+        number = int(self.row_numbers[row]) if self.row_numbers is not None else row
+        return f"row {number + 1}" + (f" (line {line})" if line is not None else "")
+
+    def cell(self, column: str, row: int) -> tuple[str, Span | None]:
+        """How an error names the cell of ``column`` in data row ``row``: with the span of
+        the cell in the CSV file (rendered ``file:line:col`` with the line and a caret), or
+        without a file, the table's name, the column and the row."""
+        line = self.line(row)
+        span = None
+        if self.path is not None and line is not None and column in self.header:
+            span = cell_span(self.path, self.name, line, self.header.index(column))
+        return (f"column '{column}', {self.where(row)}" if span is not None
+                else f"{self.name}: column '{column}', {self.where(row)}"), span
+
+    def too_large(self, column: str, row: int) -> OdtDataError:
+        """The error of an integer cell that a float64 cannot hold exactly."""
+        where, span = self.cell(column, row)
+        value = self.columns[column][row]
+        return OdtDataError(
+            f"{where}: the integer {str(value).strip()} is larger than 2^53 = {EXACT_INTEGERS}, beyond what odt's "
+            "64-bit floats hold exactly (neighbouring values would be merged)", span,
+            f"declare 'categorical {column}' if it is a code or an id, 'drop {column}', or rescale the column")
 
     def strings(self, column: str) -> np.ndarray:
         """The column as text (numbers written as the CSV would: 1, 2.5), memoised."""
@@ -169,6 +206,17 @@ class RawTable:
             self._floats[column] = _floats(self.columns[column])
         return self._floats[column]
 
+    def check_exact(self, column: str, numbers: np.ndarray) -> None:
+        """Raise for the first integer cell of ``column`` beyond 2^53 (``EXACT_INTEGERS``),
+        which its float64 ``numbers`` round (a column of 10**30 + i would be one value):
+        training data only (a classifier compares such a value with its thresholds, all
+        within 2^53, on the right side)."""
+        values = self.columns[column]
+        if values.dtype.kind == "O" or values.dtype.kind in "US":
+            for i in np.flatnonzero(np.abs(numbers) >= EXACT_INTEGERS).tolist():  # 2^53 + 1 reads as 2^53
+                if _is_integer(values[i]) and abs(int(str(values[i]).strip())) > EXACT_INTEGERS:
+                    raise self.too_large(column, i)
+
     def _to_numbers(self, column: str) -> np.ndarray:
         values = self.columns[column]
         out = self.floats(column)
@@ -178,14 +226,15 @@ class RawTable:
                 try:
                     out[i] = float(v)
                 except (TypeError, ValueError):
-                    raise OdtDataError(
-                        f"{self.name}: column '{column}', {self.where(i)}: '{v}' is not a number",
-                        hint=f"declare 'categorical {column}' in the data block, or clean the value",
-                    ) from None
+                    where, span = self.cell(column, i)
+                    raise OdtDataError(f"{where}: '{v}' is not a number", span,
+                                       hint=f"declare 'categorical {column}' in the data block, or clean the value",
+                                       ) from None
         bad = np.flatnonzero(~np.isfinite(out))
         if bad.size:
             i = int(bad[0])
-            raise OdtDataError(f"{self.name}: column '{column}', {self.where(i)}: missing or non-finite value")
+            where, span = self.cell(column, i)
+            raise OdtDataError(f"{where}: missing or non-finite value '{str(values[i]).strip()}'", span)
         return out
 
 
@@ -199,6 +248,75 @@ def _floats(values: np.ndarray) -> np.ndarray | None:
         return None
 
 
+#: the largest integer magnitude a float64 holds with every integer below it (2^53)
+EXACT_INTEGERS = 2**53
+
+
+def _beyond_exact(values: np.ndarray) -> np.ndarray:
+    """Which integers of an integer array exceed 2^53 in magnitude (compared as integers)."""
+    if values.dtype.kind == "u":
+        return values > EXACT_INTEGERS
+    return (values > EXACT_INTEGERS) | (values < -EXACT_INTEGERS)
+
+
+def _is_integer(v: Any) -> bool:
+    """True for an integer (not a bool) or the text of one (digits with an optional sign).
+
+    >>> _is_integer(" -123"), _is_integer("1e30"), _is_integer(7), _is_integer(True)
+    (True, False, True, False)
+    """
+    if isinstance(v, (bool, np.bool_)):
+        return False
+    if isinstance(v, (int, np.integer)):
+        return True
+    text = str(v).strip().lstrip("+-")
+    return text.isdigit() and text.isascii()
+
+
+def cell_span(path: Path, name: str, line: int, field: int) -> Span | None:
+    """The span of field ``field`` (0-based) of line ``line`` of the CSV file ``path``,
+    reported under ``name`` (None when the file cannot be read again)."""
+    try:
+        with open(path, encoding="utf-8-sig", errors="replace") as fh:
+            for k, text in enumerate(fh, 1):
+                if k == line:
+                    break
+            else:
+                return None
+    except OSError:
+        return None
+    text = text.rstrip("\r\n").replace("\x00", "\u2400")
+    start, end = _field_bounds(text, field)
+    return Span(SourceFile(name, text, first_line=line), line, start + 1, line, max(end, start + 1) + 1)
+
+
+def _field_bounds(text: str, field: int) -> tuple[int, int]:
+    """0-based [start, end) of field ``field`` of a CSV line, its spaces trimmed (quotes
+    kept); (0, 0) when the line has fewer fields.
+
+    >>> _field_bounds('a, "x,y" ,c', 1)
+    (3, 8)
+    """
+    k, start, quoted = 0, 0, False
+    bounds = None
+    for i, ch in enumerate(text + ","):
+        if ch == '"':
+            quoted = not quoted
+        elif ch == "," and not quoted:
+            if k == field:
+                bounds = (start, i)
+                break
+            k, start = k + 1, i + 1
+    if bounds is None:
+        return 0, 0
+    a, b = bounds
+    while a < b and text[a].isspace():
+        a += 1
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    return a, b
+
+
 def _number_text(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else repr(float(v))
 
@@ -210,8 +328,10 @@ def _is_number(text: str) -> bool:
         return False
 
 
-def read_csv(path: str | Path, display: str | None = None) -> RawTable:
-    """Read a CSV with a header row; every cell must be present.
+def read_csv(path: str | Path, display: str | None = None, empty_cells: bool = False) -> RawTable:
+    """Read a CSV with a header row; every cell must be present, unless ``empty_cells``
+    (a program declaring ``missing ""``, or rows to classify: an empty cell is then the
+    text "", for what reads it to judge).
 
     numpy's C reader parses the file in one pass (linear time, one text array); a file it
     cannot take as a clean rectangle is read again by the ``csv`` module, whose row-by-row
@@ -225,7 +345,12 @@ def read_csv(path: str | Path, display: str | None = None) -> RawTable:
         return fast
     try:
         with open(path, newline="", encoding="utf-8-sig") as fh:
-            rows = list(csv.reader(fh))
+            reader = csv.reader(fh)
+            rows, starts, end = [], [], 0  # each record and the file line it starts on
+            for record in reader:
+                rows.append(record)
+                starts.append(end + 1)
+                end = reader.line_num
     except FileNotFoundError:
         raise OdtDataError(f"data file '{name}' not found") from None
     except IsADirectoryError:
@@ -234,31 +359,40 @@ def read_csv(path: str | Path, display: str | None = None) -> RawTable:
         raise _not_utf8(path, name, exc) from None
     except (OSError, csv.Error) as exc:
         raise OdtDataError(f"cannot read data file '{name}': {exc}") from None
+    lines = [s for r, s in zip(rows, starts) if r]  # blank lines hold no row
     rows = [r for r in rows if r]
     if not rows:
         raise OdtDataError(f"{name}: the file is empty (a header row is needed)")
     header = [h.strip() for h in rows[0]]
     seen: set[str] = set()
-    for h in header:
+    for j, h in enumerate(header):
         if h == "":
-            raise OdtDataError(f"{name}: line 1: the header has an empty column name")
+            raise OdtDataError(f"line {lines[0]}: the header has an empty column name",
+                               cell_span(path, name, lines[0], j))
         if h in seen:
-            raise OdtDataError(f"{name}: line 1: column '{h}' appears twice in the header")
+            raise OdtDataError(f"line {lines[0]}: column '{h}' appears twice in the header",
+                               cell_span(path, name, lines[0], j))
         seen.add(h)
     body = rows[1:]
     if not body:
         raise OdtDataError(f"{name}: the file has a header but no data rows")
     for i, r in enumerate(body):
+        line = lines[i + 1]
         if len(r) != len(header):
-            raise OdtDataError(f"{name}: line {i + 2}: {len(r)} cells, the header has {len(header)}")
+            raise OdtDataError(f"line {line}: {len(r)} cells, the header has {len(header)}",
+                               cell_span(path, name, line, min(len(r), len(header))))
         for j, cell in enumerate(r):
-            if cell.strip() == "":
-                raise OdtDataError(f"{name}: column '{header[j]}', row {i + 1} (line {i + 2}): empty cell")
+            if cell.strip() == "" and not empty_cells:
+                raise OdtDataError(f"column '{header[j]}', row {i + 1} (line {line}): empty cell",
+                                   cell_span(path, name, line, j),
+                                   'if an empty cell marks a missing value, declare  missing ""  with (learn) or (drop)')
             if "\x00" in cell:
-                raise OdtDataError(f"{name}: column '{header[j]}', row {i + 1} (line {i + 2}): a NUL byte; "
-                                   "this is not a text CSV file")
+                raise OdtDataError(f"column '{header[j]}', row {i + 1} (line {line}): a NUL byte; "
+                                   "this is not a text CSV file", cell_span(path, name, line, j))
     columns = {h: np.array([r[j].strip() for r in body], dtype=object) for j, h in enumerate(header)}
-    return RawTable(name, columns, first_line=2)
+    consecutive = lines[1:] == list(range(2, len(lines) + 1))
+    return RawTable(name, columns, first_line=2, path=path, header=tuple(header),
+                    lines=None if consecutive else np.array(lines[1:], dtype=np.int64))
 
 
 def _has_nul(path: Path) -> bool:
@@ -302,15 +436,30 @@ def _read_csv_fast(path: Path, name: str) -> RawTable | None:
                 return None
             body_start = fh.tell()
             numbers = _all_numbers(fh, len(header))
+            table: RawTable | None
             if numbers is not None:  # every cell a finite number: one C pass, no text array
-                return RawTable(name, {h: numbers[:, j] for j, h in enumerate(header)}, first_line=2)
-            fh.seek(body_start)
-            return _text_cells(fh, header, name)
+                table = RawTable(name, {h: numbers[:, j] for j, h in enumerate(header)}, first_line=2, path=path,
+                                 header=tuple(header))
+            else:
+                fh.seek(body_start)
+                table = _text_cells(fh, header, name, path)
+        # numpy skips blank lines: then rows and lines differ, which the careful reader keeps apart
+        return table if table is not None and table.n_rows == _body_lines(path) else None
     except (OSError, UnicodeDecodeError, ValueError):
         return None
 
 
-def _text_cells(fh: TextIO, header: list[str], name: str) -> RawTable | None:
+def _body_lines(path: Path) -> int:
+    """The number of lines after the first (a last line without a newline counts)."""
+    count, last = 0, b"\n"
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            count += chunk.count(b"\n")
+            last = chunk[-1:]
+    return count + (last != b"\n") - 1
+
+
+def _text_cells(fh: TextIO, header: list[str], name: str, path: Path) -> RawTable | None:
     """The body of ``fh`` as stripped text cells, or None (the careful reader's case)."""
     try:
         with warnings.catch_warnings():
@@ -323,7 +472,7 @@ def _text_cells(fh: TextIO, header: list[str], name: str) -> RawTable | None:
     body = np.char.strip(body)
     if (body == "").any():
         return None  # the careful reader names the empty cell
-    return RawTable(name, {h: body[:, j] for j, h in enumerate(header)}, first_line=2)
+    return RawTable(name, {h: body[:, j] for j, h in enumerate(header)}, first_line=2, path=path, header=tuple(header))
 
 
 def _all_numbers(fh: TextIO, width: int) -> np.ndarray | None:
@@ -335,32 +484,51 @@ def _all_numbers(fh: TextIO, width: int) -> np.ndarray | None:
             body = np.loadtxt(fh, dtype=np.float64, delimiter=",", comments=None, ndmin=2)
     except ValueError:
         return None
-    if body.shape[0] == 0 or body.shape[1] != width or not np.isfinite(body).all():
-        return None  # nan/inf cells: the text reader names them
+    if body.shape[0] == 0 or body.shape[1] != width or not np.isfinite(body).all() \
+            or (np.abs(body) >= EXACT_INTEGERS).any():
+        return None  # nan/inf cells: the text reader names them; large integers: their text is checked
     return body
 
 
 def table_from_python(data: Any, target: Any = None, name: str = "<data>", missing: bool = False) -> RawTable:
     """A RawTable from a pandas DataFrame, a dict of columns, or numpy X (with ``target`` y).
     Missing cells (NaN, None, empty text) are an error unless ``missing`` (the program
-    declares what they mean: ``missing "?" (drop)``)."""
+    declares what they mean: ``missing "?" (drop)``).
+
+    Raises:
+        OdtInputError: data of a kind it does not take (``OdtInputTypeError``), two columns
+            of one name, or labels ``target`` beside a column named ``class``.
+        OdtDataError: a missing cell, columns of different lengths."""
+    if isinstance(data, (str, bytes, PathLike)) or np.isscalar(data) or data is None:
+        raise OdtInputTypeError(
+            f"{name}: data must be a pandas DataFrame, a dict of columns or a 2-D array, not {_kind_of(data)}",
+            hint='for a CSV file, write  data "file.csv" { ... }  in the program (or use odt.compile_file)'
+            if isinstance(data, (str, PathLike)) else None)
     if hasattr(data, "columns") and hasattr(data, "to_numpy"):  # pandas DataFrame
-        columns = {str(c): _column_array(data[c].to_numpy()) for c in data.columns}
+        names = [str(c) for c in data.columns]
+        _unique_names(name, names)
+        columns = {n: _column_array(data.iloc[:, j].to_numpy()) for j, n in enumerate(names)}
     elif isinstance(data, Mapping):
+        _unique_names(name, [str(k) for k in data])
         columns = {str(k): _column_array(np.asarray(v)) for k, v in data.items()}
     else:
         X = np.asarray(data)
         if X.ndim != 2:
-            raise OdtDataError(f"{name}: X must be a 2-D array, got shape {X.shape}")
+            raise OdtInputError(f"{name}: X must be a 2-D array, got shape {X.shape}")
         columns = {f"x{j}": _column_array(X[:, j]) for j in range(X.shape[1])}
     if target is not None:
+        if "class" in columns:
+            raise OdtInputError(f"{name}: target= gives the labels, but the data already has a column 'class'",
+                                hint="pass the labels one way: as target= or as the column 'class'")
         y = np.asarray(target)
+        if y.ndim != 1:
+            raise OdtInputError(f"{name}: target must be one label per row (1-D), got shape {y.shape}")
         columns["class"] = _column_array(y)
     table = RawTable(name, columns)
     lengths = {len(v) for v in columns.values()}
     if len(lengths) > 1:
         raise OdtDataError(f"{name}: columns have different lengths {sorted(lengths)}")
-    hint = 'declare what a missing cell means in the data block:  missing "?" (drop)  (NaN and None count as missing)'
+    hint = 'declare missing cells in the data block:  missing "?"  (NaN and None count as missing; each split learns where they go)'
     for col, values in columns.items():
         if missing:
             break
@@ -376,7 +544,27 @@ def table_from_python(data: Any, target: Any = None, name: str = "<data>", missi
     return table
 
 
+def _unique_names(name: str, names: list[str]) -> None:
+    """Raise ``OdtInputError`` naming the first column name that appears twice."""
+    seen: set[str] = set()
+    for i, n in enumerate(names):
+        if n in seen:
+            raise OdtInputError(f"{name}: column '{n}' appears twice (columns {names.index(n) + 1} and {i + 1})",
+                                hint="rename or drop one of them")
+        seen.add(n)
+
+
+def _kind_of(value: Any) -> str:
+    """``value`` for a message: its type and the start of its repr."""
+    name = type(value).__name__
+    return "None" if value is None else f"{'an' if name[0] in 'aeiou' else 'a'} {name} ({value!r:.40})"
+
+
 def _column_array(values: np.ndarray) -> np.ndarray:
+    """A column as float64 (numbers) or objects; integers beyond 2^53 stay Python integers,
+    so that reading them as numbers names them (``RawTable.floats``) instead of rounding."""
+    if values.dtype.kind in "iu" and _beyond_exact(values).any():
+        return values.astype(object)
     if values.dtype.kind in "biuf":
         return values.astype(float) if values.dtype.kind != "b" else values.astype(float)
     return values.astype(object)
@@ -406,6 +594,7 @@ class DataSpec:
     missing: tuple[str, ...] = ()  # texts marking a missing cell (``missing "?"``); none: missing is an error
     missing_policy: str | None = None  # "drop" (rows with a missing number are dropped) or "learn"
     missing_span: Span | None = None
+    block_span: Span | None = None  # the data block (where a missing target is reported)
 
 
 @dataclass(frozen=True)
@@ -480,8 +669,8 @@ def _class_values(labels: np.ndarray) -> tuple[tuple[Any, ...], np.ndarray]:
     distinct, inverse = np.unique(labels, return_inverse=True)  # each distinct label once
     texts = [str(v) if not isinstance(v, float) else _number_text(v) for v in distinct.tolist()]
     unique = sorted(set(texts), key=lambda t: (0, float(t), t) if _is_number(t) else (1, 0.0, t))
-    if all(_is_number(t) and float(t).is_integer() for t in unique):
-        classes: tuple[Any, ...] = tuple(int(float(t)) for t in unique)
+    if all(_is_number(t) and float(t).is_integer() for t in unique):  # exact: 10**30 + 1 stays itself
+        classes: tuple[Any, ...] = tuple(int(t) if _is_integer(t) else int(float(t)) for t in unique)
     else:
         classes = tuple(unique)
     index = {t: i for i, t in enumerate(unique)}
@@ -504,6 +693,23 @@ def _thresholds(values: np.ndarray, rule: ColumnRule) -> np.ndarray:
         # snap each quantile to the nearest midpoint so cuts fall between values
         return np.unique(mids[[int(np.argmin(np.abs(mids - q))) for q in qs]])
     return mids
+
+
+def implicit_target(table: RawTable, span: Span | None = None) -> str:
+    """The target of a data block that names none: the column named ``class``. Without
+    one it is an error that lists the columns (never a guess such as the last column).
+
+    >>> implicit_target(RawTable("<data>", {"a": np.zeros(2), "class": np.ones(2)}))
+    'class'
+    """
+    if "class" in table.columns:
+        return "class"
+    shown = ", ".join(list(table.columns)[:12]) + (", ..." if len(table.columns) > 12 else "")
+    python = table.name == "<data>"  # the rows came from Python: say it the Python way too
+    raise OdtDataError(f"{table.name}: no target column: the data block names none and no column is named 'class' "
+                       f"(the columns are {shown})", span,
+                       "name the label column in the data block:  data { target <column> }" +
+                       ("  or pass odt.compile(..., target=\"<column>\")" if python else ""))
 
 
 def build_dataset(table: RawTable, spec: DataSpec) -> Dataset:
@@ -539,9 +745,9 @@ def _build_dataset(table: RawTable, spec: DataSpec) -> Dataset:
                 did_you_mean(name, cols, "column"),
             )
 
-    target = spec.target or ("class" if "class" in table.columns else cols[-1] if cols else None)
-    if target is None:
+    if not cols:
         raise OdtDataError(f"{table.name}: no columns")
+    target = spec.target or implicit_target(table)
     need(target, "target")
     need(spec.weight, "weight")
     need(spec.row_id, "id")
@@ -558,6 +764,7 @@ def _build_dataset(table: RawTable, spec: DataSpec) -> Dataset:
     if spec.weight is not None:
         try:
             weights = table.numbers(spec.weight)
+            table.check_exact(spec.weight, weights)
         except OdtDataError as exc:
             raise _at(exc, spec.spans.get(spec.weight)) from None
         neg = np.flatnonzero(weights < 0)
@@ -630,10 +837,12 @@ def _infer_rule(table: RawTable, col: str) -> ColumnRule:
     if numeric.any():
         i = int(np.flatnonzero(~numeric[inverse])[0])
         cell = str(texts[inverse[i]])
+        _, span = table.cell(col, i)
         raise OdtDataError(
-            f"{table.name}: column '{col}' is numeric but {table.where(i)} holds '{texts[inverse[i]]}'",
-            hint=(f"if '{cell}' marks a missing value, declare  missing \"{cell}\" (learn)  (each split learns "
-                  f"where it goes) or (drop) (its rows are dropped); else 'categorical {col}' (every value a category) or 'drop {col}'"
+            f"{'' if span is not None else table.name + ': '}column '{col}' is numeric but {table.where(i)} "
+            f"holds '{texts[inverse[i]]}'", span,
+            hint=(f"if '{cell}' marks a missing value, declare  missing \"{cell}\"  (each split learns where it "
+                  f"goes; (drop) drops its rows instead); else 'categorical {col}' (every value a category) or 'drop {col}'"
                   if cell.strip().lower() in _MARKERS else
                   f"declare 'categorical {col}' (every value a category) or 'drop {col}', or clean the value"),
         )
@@ -650,6 +859,7 @@ def _features_of(table: RawTable, col: str, rule: ColumnRule, raw: list[str]) ->
     """The features of one column: made ones, or a numeric column's thresholds as one block."""
     if rule.missing:  # every cut twice: a missing cell on its yes side, or on its no side
         values = numbers_or_missing(table, col, rule.missing)
+        table.check_exact(col, np.nan_to_num(values))
         present = values[~np.isnan(values)]
         marks = "|".join(rule.missing)
         return tuple(Feature(col, "threshold", t, f"missing:{side}|{marks}")
@@ -658,11 +868,14 @@ def _features_of(table: RawTable, col: str, rule: ColumnRule, raw: list[str]) ->
         cats = sorted(set(table.strings(col)))
         return tuple(Feature(col, "category", category=c) for c in cats)
     values = table.numbers(col)
+    table.check_exact(col, values)
     if rule.kind == "binary":
         bad = np.flatnonzero((values != 0) & (values != 1))
         if bad.size:
             i = int(bad[0])
-            raise OdtDataError(f"{table.name}: column '{col}' is declared binary but {table.where(i)} holds {values[i]:g}", rule.span)
+            _, span = table.cell(col, i)
+            raise OdtDataError(f"{'' if span is not None else table.name + ': '}column '{col}' is declared binary "
+                               f"but {table.where(i)} holds {values[i]:g}", span or rule.span)
         return (Feature(col, "binary"),)
     if rule.method in ("raw", "all"):
         raw.append(col)

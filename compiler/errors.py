@@ -63,6 +63,16 @@ class OdtDataError(OdtError):
     """The data is unusable: missing target, empty cells, non-numeric values, one class..."""
 
 
+class OdtInputError(OdtError, ValueError):
+    """A Python entry point (``odt.compile``, ``Program.solve``, ``load_classifier``, the
+    estimator) was given an argument it cannot take; also a ``ValueError``, as
+    scikit-learn and Python code expect of a bad value."""
+
+
+class OdtInputTypeError(OdtInputError, TypeError):
+    """An argument of the wrong type (``progress=5``, ``params=[1, 2]``); also a ``TypeError``."""
+
+
 class UnsupportedConstruct(OdtError):
     """A construct that parses and type-checks but that a backend (or odt) cannot lower yet."""
 

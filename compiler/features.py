@@ -53,7 +53,7 @@ class Feature(NamedTuple):
                 sign = ("-" if c < 0 else "") if i == 0 else (" - " if c < 0 else " + ")
                 text += f"{sign}{abs(c):.4g}*{var}"
             return f"{text} >= {self.threshold:.6g}"
-        return f"{self.column} == {self.category}"
+        return f"{self.column} == {self.category if self.category != '' else chr(34) * 2}"
 
     @property
     def columns(self) -> tuple[str, ...]:

@@ -25,6 +25,7 @@ import contextlib
 import os
 import select
 import signal
+import sys
 import threading
 import time
 import weakref
@@ -83,6 +84,7 @@ class _State:
     watcher: threading.Thread | None = None
     #: the handlers ``signals()`` replaced (restored on exit, and in a forked child at once)
     replaced: dict = field(default_factory=dict)
+    deferred: bool = False  # a signal's stop waits for code that must not be cut (``_unsafe``)
 
 
 _S = _State()
@@ -230,17 +232,14 @@ def _on_signal(signum: int, frame) -> None:
     """The Python-level handler (main thread, between bytecodes)."""
     me = _mine()
     if signum == signal.SIGALRM:
-        hard = me.hard[-1] if me.hard else None
-        if hard is None or time.perf_counter() < hard - 1e-3:  # a stale alarm of a closed scope
-            _arm()
-            return
-        if frame is not None and frame.f_code.co_filename in _DEFER_IN:  # a scope opening or closing:
-            signal.setitimer(signal.ITIMER_REAL, 0.005)  # its bookkeeping must not be cut, retry soon
-            return
-        if _importing(frame):  # a module half-executed would stay broken in sys.modules
-            signal.setitimer(signal.ITIMER_REAL, 0.005)
-            return
-        reason = TIME_LIMIT  # not a stop reason for the scopes around: only this one ends
+        if _S.deferred and _S.reason is not None:  # an interrupt whose stop was put off (``_retry``)
+            reason = _S.reason
+        else:
+            hard = me.hard[-1] if me.hard else None
+            if hard is None or time.perf_counter() < hard - 1e-3:  # a stale alarm of a closed scope
+                _arm()
+                return
+            reason = TIME_LIMIT  # not a stop reason for the scopes around: only this one ends
     else:
         reason = _REASON_OF_SIGNAL.get(signal.Signals(signum), INTERRUPT)
         with _S.lock:
@@ -252,19 +251,50 @@ def _on_signal(signum: int, frame) -> None:
         _deliver(me)
         return
     if me.shield:  # a result is being made or written
+        if signum == signal.SIGALRM:
+            _arm()  # the time limit's own alarm, if it is still ahead
         return
+    if _unsafe(frame):
+        _S.deferred = signum != signal.SIGALRM or _S.deferred
+        _retry()
+        return
+    _S.deferred = False
     raise Stopped(reason)
 
 
-def _importing(frame) -> bool:
-    """True when ``frame`` runs inside an import (a lazily loaded solver library or numba
-    kernel): stopping there would leave a half-initialised module in ``sys.modules`` and
-    break every later solve of the process."""
+def _unsafe(frame) -> bool:
+    """True when raising into ``frame`` would break the process, so the stop waits a few
+    milliseconds (``_retry``): the scopes' own bookkeeping (``_DEFER_IN``); an import (a
+    lazily loaded solver library or numba kernel half-executed would stay broken in
+    ``sys.modules``); numba's own Python code. Numba runs Python while it returns a
+    compiled kernel's result (boxing each array calls ``numba.core.serialize``) and does
+    not check those calls for an exception: one raised there leaves a NULL in the returned
+    tuple and the interpreter crashes on it (issue 24: a signal or the hard deadline during
+    a long depth-two kernel was a segfault); a compile or a cache load cut short leaves a
+    kernel without its code ("no compiled object yet")."""
+    if frame is not None and frame.f_code.co_filename in _DEFER_IN:
+        return True
+    numba = sys.modules.get("numba")
+    where = os.path.dirname(getattr(numba, "__file__", None) or "") or None
     while frame is not None:
-        if frame.f_code.co_filename.startswith("<frozen importlib._bootstrap"):
+        name = frame.f_code.co_filename
+        if name.startswith("<frozen importlib._bootstrap"):
+            return True
+        if where is not None and name.startswith(where + os.sep):
             return True
         frame = frame.f_back
     return False
+
+
+def _retry() -> None:
+    """Deliver the stop again in 5 ms (SIGALRM, whose handler then raises it)."""
+    try:
+        if signal.getsignal(signal.SIGALRM) not in (_on_signal, signal.SIG_DFL, None):
+            return  # the embedding program uses SIGALRM itself: rely on cooperative checks
+        signal.signal(signal.SIGALRM, _on_signal)
+        signal.setitimer(signal.ITIMER_REAL, 0.005)
+    except (ValueError, OSError):  # not the main interpreter
+        pass
 
 
 def _arm(min_ahead: float = 0.0) -> None:
@@ -350,6 +380,7 @@ def signals() -> Iterator[None]:
     before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     with _S.lock:
         _S.reason = None
+        _S.deferred = False
     old_fd = signal.set_wakeup_fd(_S.wake_w, warn_on_full_buffer=False)
     for s in before:
         signal.signal(s, _on_signal)
@@ -363,6 +394,7 @@ def signals() -> Iterator[None]:
         signal.set_wakeup_fd(old_fd)
         with _S.lock:
             _S.reason = None
+            _S.deferred = False
 
 
 def _forget_in_child() -> None:

@@ -270,8 +270,24 @@ def _global(c: LinearConstraint, names: list[str], dims: tuple[SplitDim, ...]) -
 
 
 def _formula(e: ast.UsesExpr, column_of) -> tuple:
-    if isinstance(e, ast.UsesAtom):
-        return ("atom", column_of(e.name.text))
-    if isinstance(e, ast.UsesNot):
-        return ("not", _formula(e.item, column_of))
-    return ("and" if isinstance(e, ast.UsesAnd) else "or", tuple(_formula(i, column_of) for i in e.items))
+    """``e`` as a flat postfix ``UsesFormula`` (walked with a stack: any depth; a chain of
+    nots is one not or none)."""
+    out: list[tuple] = []
+    stack: list[tuple[ast.UsesExpr, bool]] = [(e, False)]
+    while stack:
+        node, ready = stack.pop()
+        if isinstance(node, ast.UsesAtom):
+            out.append(("atom", column_of(node.name.text)))
+        elif isinstance(node, ast.UsesNot):
+            if not ready:
+                stack += [(node, True), (node.item, False)]
+            elif out[-1] == ("not",):
+                out.pop()
+            else:
+                out.append(("not",))
+        elif not ready:
+            stack.append((node, True))
+            stack.extend((i, False) for i in reversed(node.items))
+        else:
+            out.append(("and" if isinstance(node, ast.UsesAnd) else "or", len(node.items)))
+    return tuple(out)

@@ -84,7 +84,7 @@ def resolve_missing(table: RawTable, spec: DataSpec, target: str) -> tuple[RawTa
             filled[mask] = "nan"
             columns[col] = filled
     if spec.missing_policy == "learn":
-        return (RawTable(table.name, columns, table.first_line, table.row_numbers)
+        return (table.derived(columns, table.row_numbers)
                 if changed else table), np.zeros(0, dtype=np.int64), list(first)
     if first and spec.missing_policy != "drop":
         problems = []
@@ -98,14 +98,14 @@ def resolve_missing(table: RawTable, spec: DataSpec, target: str) -> tuple[RawTa
                 "a category)"))
         raise OdtDataError([d for e in problems for d in e.diagnostics])
     if not drop.any():
-        return (RawTable(table.name, columns, table.first_line, table.row_numbers)
+        return (table.derived(columns, table.row_numbers)
                 if changed else table), np.zeros(0, dtype=np.int64), []
     keep = ~drop
     if not keep.any():
         raise OdtDataError(f"{table.name}: every row has a missing numeric or binary cell, so (drop) leaves no data",
                            spec.missing_span, "drop the columns with most missing cells  (drop <column>)")
     numbers = table.row_numbers if table.row_numbers is not None else np.arange(table.n_rows)
-    kept = RawTable(table.name, {c: v[keep] for c, v in columns.items()}, table.first_line, numbers[keep])
+    kept = table.derived({c: v[keep] for c, v in columns.items()}, numbers[keep])
     return kept, np.flatnonzero(drop), []
 
 

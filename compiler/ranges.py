@@ -51,8 +51,35 @@ def positive_seconds(value: float | None, what: str = "time limit") -> str | Non
         return None
     if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) \
             or value <= 0 or value > MAX_SECONDS:
-        return f"the {what} must be a positive finite number of seconds, not {value}"
+        return f"the {what} must be a positive finite number of seconds, not {value if isinstance(value, float) else repr(value)}"
     return None
+
+
+#: the units of a memory size (powers of 1024)
+MEMORY_UNITS = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def memory_size(text: str, default_unit: str | None = "G") -> float:
+    """Bytes of a memory size written as text: a number with a unit K, M, G or T (powers
+    of 1024; ``B`` or ``iB`` may follow), or without one in ``default_unit`` (None: the
+    unit is required). Raises ``ValueError`` saying why the text is no memory size.
+
+    >>> memory_size("4G"), memory_size("500MiB"), memory_size("2")
+    (4294967296.0, 524288000.0, 2147483648.0)
+    >>> memory_size("0.5K", None)
+    512.0
+    """
+    t = text.strip().upper().removesuffix("B").removesuffix("I")
+    scale = MEMORY_UNITS.get(t[-1:], 0)
+    if not scale and default_unit is None:
+        raise ValueError(f"not a memory size: {text!r} (a number and a unit: 500M, 2G; a number alone is bytes)")
+    try:
+        value = float(t[:-1] if scale else t) * (scale or MEMORY_UNITS[default_unit or "G"])
+    except ValueError:
+        raise ValueError(f"not a memory size: {text!r} (e.g. 4, 500M, 2G)") from None
+    if not value > 0 or not math.isfinite(value):
+        raise ValueError(f"a memory size must be positive and finite, not {text!r}")
+    return value
 
 
 def power(limit: float) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -113,8 +113,39 @@ class GlobalConstraint:
     op: str
 
 
-#: a ``uses`` formula (C9) over columns: ("atom", column) | ("not", f) | ("and", fs) | ("or", fs)
+#: a ``uses`` formula (C9) over columns in postfix order, flat however deep the source
+#: nests it: steps ("atom", column) | ("not",) | ("and", k) | ("or", k), the last two
+#: combining the k values before them
 UsesFormula = tuple
+
+
+def formula_columns(formula: UsesFormula) -> list[str]:
+    """The columns of a formula's atoms, in order.
+
+    >>> formula_columns((("atom", "a"), ("not",), ("atom", "b"), ("and", 2)))
+    ['a', 'b']
+    """
+    return [step[1] for step in formula if step[0] == "atom"]
+
+
+def formula_holds(formula: UsesFormula, used: Callable[[str], bool]) -> bool:
+    """The value of a formula when ``used(column)`` says which columns are tested.
+
+    >>> formula_holds((("atom", "a"), ("not",), ("atom", "b"), ("and", 2)), lambda c: c == "b")
+    True
+    """
+    vals: list[bool] = []
+    for step in formula:
+        if step[0] == "atom":
+            vals.append(used(step[1]))
+        elif step[0] == "not":
+            vals.append(not vals.pop())
+        else:
+            k = step[1]
+            args = vals[len(vals) - k:]
+            del vals[len(vals) - k:]
+            vals.append(all(args) if step[0] == "and" else any(args))
+    return vals[0]
 
 
 @dataclass(frozen=True)

@@ -15,11 +15,17 @@ class SourceFile:
 
     name: str
     text: str = field(repr=False)
+    first_line: int = 1  # the line number of the text's first line (an excerpt of a file: a CSV row)
 
     def line(self, lineno: int) -> str:
-        """Return line ``lineno`` (1-based) without its newline, or '' when out of range."""
+        """Return line ``lineno`` (1-based) without its newline, or '' when out of range.
+
+        >>> SourceFile("data.csv", "18,clerk", first_line=7).line(7)
+        '18,clerk'
+        """
         lines = self.text.splitlines()
-        return lines[lineno - 1] if 1 <= lineno <= len(lines) else ""
+        i = lineno - self.first_line
+        return lines[i] if 0 <= i < len(lines) else ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,14 +15,15 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the eager imports, for type checkers
     from odt.compiler.classifiers import Tree, load_classifier
-    from odt.compiler.errors import OdtError
+    from odt.compiler.errors import OdtError, OdtInputError
     from odt.program import Program, SolveResult, compile, compile_file
     from odt.sweeps import sweep
 
-__all__ = ["OdtError", "Program", "SolveResult", "compile", "compile_file", "Tree", "load_classifier", "sweep"]
+__all__ = ["OdtError", "OdtInputError", "Program", "SolveResult", "compile", "compile_file", "Tree", "load_classifier", "sweep"]
 
 _WHERE = {
     "OdtError": "odt.compiler.errors",
+    "OdtInputError": "odt.compiler.errors",
     "Program": "odt.program",
     "SolveResult": "odt.program",
     "compile": "odt.program",

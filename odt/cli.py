@@ -23,8 +23,8 @@ from pathlib import Path
 
 from odt.compiler import limits
 from odt.compiler.errors import OdtError
-from odt.compiler.ranges import positive_seconds
-from odt.outputs import check_writable, refuse_inputs, refuse_same_outputs, write_or_keep
+from odt.compiler.ranges import memory_size, positive_seconds
+from odt.outputs import check_writable, refuse_inputs, refuse_same_outputs, write_atomic, write_or_keep
 
 
 def _progress_printer(quiet: bool):
@@ -117,12 +117,16 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from odt.compiler.errors import InfeasibleProgram
     from odt.program import compile_file
 
-    if args.output:
-        check_writable(args.output)
-        refuse_inputs(args.output, [("the program file", args.program)])
+    for out, option in ((args.output, "-o"), (args.convergence, "--convergence")):
+        if out:
+            check_writable(out)
+            refuse_inputs(out, [("the program file", args.program)], option)
+    if args.output and args.convergence:
+        refuse_same_outputs([("-o", args.output), ("--convergence", args.convergence)])
     prog = compile_file(args.program, params=_overrides(args))
-    if args.output:  # before solving: the data file is known once the program is read
-        _refuse_program_inputs(args.output, args.program, prog)
+    for out, option in ((args.output, "-o"), (args.convergence, "--convergence")):
+        if out:  # before solving: the data file is known once the program is read
+            _refuse_program_inputs(out, args.program, prog, option)
     if args.explain:
         try:
             return _solve(prog, args)
@@ -155,6 +159,8 @@ def _report(result, args: argparse.Namespace, failure=None) -> int:
     if args.output and result.classifier is not None and not failed:
         unsaved = write_or_keep(args.output, json.dumps(result.classifier.to_json(), indent=2) + "\n",
                                 "the classifier")
+    if getattr(args, "convergence", None) and result.history:
+        unsaved = write_or_keep(args.convergence, result.convergence_svg(), "the convergence picture") or unsaved
     if args.json:
         out = result.as_dict()
         if not args.with_classifier:
@@ -260,6 +266,12 @@ def cmd_support(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_warmup(args: argparse.Namespace) -> int:
+    from odt import warmup
+
+    return warmup.run(args.groups, args.force)
+
+
 def cmd_predict(args: argparse.Namespace) -> int:
     from odt.compiler.classifiers import load_classifier
 
@@ -269,7 +281,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     from odt.compiler.data import read_csv
 
     tree = load_classifier(args.model)
-    table = read_csv(args.data)
+    table = read_csv(args.data, empty_cells=True)  # an empty cell is judged by the features that read it
     labels = tree.predict(table, unknown=args.unknown)
     for column, rows in tree.seen.or_named_by(tree.features).unknown(table):  # only reached with --unknown majority
         shown = ", ".join(str(int(r) + 1) for r in rows[:10]) + (", ..." if rows.size > 10 else "")
@@ -292,7 +304,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
 
 def cmd_render(args: argparse.Namespace) -> int:
     from odt.compiler.classifiers import load_classifier
-    from odt.compiler.classifiers.render import to_dot, to_svg
+    from odt.compiler.classifiers.render import to_dot, to_svg, to_text
 
     if args.output:
         check_writable(args.output)
@@ -302,11 +314,11 @@ def cmd_render(args: argparse.Namespace) -> int:
     if args.data:
         from odt.compiler.data import read_csv
 
-        table = read_csv(args.data)
-    if args.format == "text":
-        text = clf.to_text()
-    else:
-        text = to_dot(clf, table) if args.format == "dot" else to_svg(clf, table)
+        table = read_csv(args.data, empty_cells=True)
+    if args.target and table is None:
+        raise OdtError("--target names the label column of --data: give --data too")
+    draw = {"text": to_text, "dot": to_dot, "svg": to_svg}[args.format]
+    text = draw(clf, table, target=args.target)
     if args.output:
         problem = write_or_keep(args.output, text + ("" if text.endswith("\n") else "\n"), "the drawing")
         if problem is not None:
@@ -315,6 +327,35 @@ def cmd_render(args: argparse.Namespace) -> int:
     else:
         print(text.rstrip("\n"))
     return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from odt.compiler.classifiers import load_classifier
+    from odt.compiler.classifiers.export import node_statistics, sklearn_tree
+
+    if args.to == "onnx" and not args.output:
+        raise OdtError("--to onnx writes a binary file: give it a name with -o")
+    if args.output:
+        check_writable(args.output)
+        refuse_inputs(args.output, [("the model file", args.model), ("the data file", args.data)])
+    if args.target and not args.data:
+        raise OdtError("--target names the label column of --data: give --data too")
+    clf = load_classifier(args.model)
+    weights = rows = None
+    if args.data:
+        from odt.compiler.data import read_csv
+
+        weights, rows = node_statistics(clf, read_csv(args.data, empty_cells=True), args.target)
+    if args.to == "onnx":
+        from odt.compiler.classifiers.onnx import to_onnx
+
+        content: str | bytes = to_onnx(clf, weights).SerializeToString()
+    else:
+        content = json.dumps(sklearn_tree(clf, weights, rows), indent=2) + "\n"
+    if not args.output:
+        sys.stdout.write(str(content))
+        return 0
+    return _write_all({Path(args.output): content}, f"the --to {args.to} export")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -389,6 +430,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     s.add_argument("--verbose", action="store_true", help="print the solver log")
     s.add_argument("--explain", action="store_true", help="when infeasible, name a minimal set of conflicting constraints")
+    s.add_argument("--convergence", metavar="SVG", help="draw the incumbent and the bound over time into this SVG file")
     s.set_defaults(func=cmd_solve)
 
     x = sub.add_parser("explain", help="for an infeasible program, a minimal set of constraints that conflict")
@@ -424,9 +466,10 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--grid", action="append", required=True, metavar="NAME=V1,V2,...",
                    help="values of one parameter (param NAME = ...); repeat for a grid of every combination")
     w.add_argument("--folds", type=int, default=5, help="k of the stratified k-fold cross-validation (default 5)")
-    w.add_argument("--scheduler", default="local",
-                   help="'local' (default: an embedded LocalCluster, one worker process per core), a Dask "
-                        "scheduler address (tcp://host:8786), or 'none' (sequential, in this process)")
+    w.add_argument("--scheduler", default="auto",
+                   help="'auto' (default: in this process, and an embedded Dask LocalCluster for the rest once the "
+                        "work left pays for its start-up), 'local' (a LocalCluster from the start, one worker "
+                        "process per core), a Dask scheduler address (tcp://host:8786), or 'none' (in this process)")
     w.add_argument("-o", "--output", help="CSV of every (setting, fold), written as tasks finish")
     w.add_argument("--plot", help="SVG of mean test accuracy against size, with error bars")
     w.add_argument("--seed", type=int, default=0, help="fixes the folds (default 0)")
@@ -435,10 +478,30 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--quiet", action="store_true", help="no progress bar")
     w.set_defaults(func=cmd_sweep)
 
+    e = sub.add_parser("export", help="write a saved classifier as ONNX or as scikit-learn tree arrays (JSON)")
+    e.add_argument("model")
+    e.add_argument("--to", choices=["onnx", "sklearn-json"], required=True,
+                   help="onnx: an ai.onnx.ml TreeEnsemble model (needs the onnx extra); sklearn-json: scikit-learn's "
+                        "tree_ arrays (odt.sklearn_tree.load_sklearn_json makes a DecisionTreeClassifier of it)")
+    e.add_argument("--data", help="a CSV of rows with their labels (e.g. the training data): class frequencies and "
+                                  "sample counts at every node")
+    e.add_argument("--target", help="the label column of --data (default: the one the classifier was trained on)")
+    e.add_argument("-o", "--output", help="write to this file (required for onnx)")
+    e.set_defaults(func=cmd_export)
+
+    u = sub.add_parser("warmup", help="compile the dp engines' numba kernels into numba's cache now (CI, "
+                                      "container images; a first solve otherwise starts it in the background)")
+    u.add_argument("groups", nargs="*", metavar="GROUP",
+                   help="kernel groups: streed, contree, contree-float (default: streed contree)")
+    u.add_argument("--force", action="store_true", help="compile again even when they are compiled")
+    u.set_defaults(func=cmd_warmup)
+
     d = sub.add_parser("render", help="print a saved classifier (tree, diagram, BDD) as text, Graphviz DOT or SVG")
     d.add_argument("model")
     d.add_argument("--format", choices=["text", "dot", "svg"], default="text")
-    d.add_argument("--data", help="a CSV of rows (e.g. the training data): show how many pass each node and arc")
+    d.add_argument("--data", help="a CSV of rows (e.g. the training data): show how many pass each node and arc, "
+                                  "and their count per class")
+    d.add_argument("--target", help="the label column of --data (default: the one the classifier was trained on)")
     d.add_argument("-o", "--output", help="write to this file instead of stdout")
     d.set_defaults(func=cmd_render)
     return p
@@ -446,16 +509,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _memory(text: str) -> float:
     """``--memory-limit``: GiB, or a number with a unit K, M, G or T (powers of 1024)."""
-    units = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
-    t = text.strip().upper().removesuffix("B").removesuffix("I")
-    scale = units.get(t[-1:], 0)
     try:
-        value = float(t[:-1] if scale else t) * (scale or 2**30)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a memory size: '{text}' (e.g. 4, 500M, 2G)") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"a memory size must be positive and finite, not '{text}'")
-    return value
+        return memory_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _process_age() -> float:

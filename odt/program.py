@@ -7,6 +7,7 @@ recomputed in numpy, agree with what the solver claimed.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import numbers
 import time
@@ -26,22 +27,24 @@ from odt.compiler.check import check, load_table
 from odt.compiler.check_feasible import data_conflict
 from odt.compiler.data import table_from_python
 from odt.compiler.encode import objective as objective_enc
-from odt.compiler.errors import InfeasibleProgram, OdtDataError, OdtError, VerificationFailed, decode_utf8
+from odt.compiler.errors import (InfeasibleProgram, OdtDataError, OdtError, OdtInputError, OdtInputTypeError,
+                                 VerificationFailed, decode_utf8, did_you_mean)
 from odt.strategies.depth_search import solve_depth_range
 from odt.compiler.evaluate import evaluate
 from odt.strategies.explain import minimal_conflict
 from odt.compiler.lower import Lowered, lower
 from odt.compiler.parse import parse_program
 from odt.compiler.params import Override, overrides_from_mapping, resolve_params
-from odt.compiler.ranges import positive_seconds
+from odt.compiler.ranges import memory_size, positive_seconds
 from odt.compiler.checked import CheckedProgram
 from odt.compiler.searches import Searches
+from odt.convergence import Recorder
 from odt.result import Classifier, SolveResult
 from odt.compiler.support import refusal, unsupported
 from odt.routing import check_memory, estimate, route
 from odt.strategies.bdd_bounds import bdd_bounds
 from odt.strategies.diagram_bounds import diagram_bounds, tighten
-from odt.strategies.warm_start import greedy_start, single_leaf, warm_start as warm_start_of
+from odt.strategies.warm_start import greedy_pays_early, greedy_start, single_leaf, warm_start as warm_start_of
 
 _TOL = 1e-6
 
@@ -146,16 +149,24 @@ class Program:
         The time limit holds for all of it (issue 18): lowering, encoding, the solver and
         decoding share one deadline (``compiler.limits``); when it passes, or SIGINT /
         SIGTERM arrive (the CLI's handlers), the best incumbent is returned with its
-        bound, status ``interrupted`` for a signal. ``memory_limit`` (bytes) refuses an
-        encoding whose estimated size exceeds it before building it."""
+        bound, status ``interrupted`` for a signal. ``memory_limit`` (bytes, or a size with
+        a unit as ``--memory-limit`` takes it: ``"500M"``, ``"4G"``) refuses an encoding
+        whose estimated size exceeds it before building it.
+
+        Raises:
+            OdtInputError: an argument it cannot take (a ``ValueError``; of the wrong
+                type, ``OdtInputTypeError``, also a ``TypeError``)."""
         limit = time_limit if time_limit is not None else self.checked.solve.options.get("time_limit")
         check_solve_arguments(limit, threads, seed)  # before the deadline is armed with it
+        memory_limit = check_call_arguments(backend=backend, verbose=verbose, progress=progress,
+                                            warm_start=warm_start, memory_limit=memory_limit)
         held = _Held()
         result: SolveResult | None = None
+        recorder = Recorder(progress)  # the history of the result (``convergence``)
         try:
             with limits.time_limit(limit):
                 try:
-                    result = self._solve(backend, limit, threads, seed, verbose, progress, warm_start,
+                    result = self._solve(backend, limit, threads, seed, verbose, recorder, warm_start,
                                          memory_limit, held)
                 except limits.Stopped as stop:
                     with limits.shielded():
@@ -167,6 +178,7 @@ class Program:
         assert result is not None
         if limits.stop_reason() is not None and result.status != "optimal":
             result = dataclasses.replace(result, status="interrupted")
+        result = dataclasses.replace(result, history=recorder.history(result.seconds, result.objective, result.bound))
         if result.classifier is not None and not result.verified:
             raise verification_failure(result)
         return result
@@ -203,7 +215,10 @@ class Program:
         held.started, held.backend = time.perf_counter(), name
         if not _is_program_backend(name):
             check_memory(self.checked, name, memory_limit)
-        start = greedy_start(self.checked, self._searches) if warm_start else None
+        # dp finishes small programs sooner than the greedy tree is grown: their start waits until
+        # a solve is stopped; the solver backends and large dp programs start from it at once
+        early = warm_start and (not _is_program_backend(name) or greedy_pays_early(self.checked))
+        start = greedy_start(self.checked, self._searches) if early else None
         if start is not None:  # the incumbent of a solve stopped before its solver returns (lowering included)
             held.warm = start[:2]
         if progress is not None and self.checked.objective.maximized:
@@ -227,6 +242,8 @@ class Program:
             raise unsupported(construct, reason, self._option_span(option) or req.span, backend=name, hint=hint)
         if impl.PROGRAM:  # it searches the checked program itself: no IR
             tree, res = impl.solve_program(self._searches, opts)
+            if warm_start and start is None and res.status is not Status.OPTIMAL:
+                start = greedy_start(self.checked, self._searches)
             if start is not None and res.status is not Status.OPTIMAL and \
                     (res.objective is None or tuple(float(v) for v in res.objective) > start.levels):
                 # stopped with nothing better than the greedy start: the start, with the engine's bound
@@ -335,6 +352,7 @@ class Program:
         program is feasible (``explain.minimal_conflict``; the constraints whose test the
         time limit cut short go to ``undecided``)."""
         check_solve_arguments(time_limit)
+        check_call_arguments(backend=backend)
         conflict = data_conflict(self.checked)
         if conflict is not None:  # one constraint that cannot hold alone is the minimal set
             return [(conflict.constraint.span.quote(), conflict.constraint.span)]
@@ -478,15 +496,57 @@ def _depth_floor(c: CheckedProgram) -> Fraction | None:
 
 
 def check_solve_arguments(time_limit: Any = None, threads: Any = None, seed: Any = None) -> None:
-    """Raise ``OdtError`` unless the time limit is a positive finite number of seconds,
+    """Raise ``OdtInputError`` unless the time limit is a positive finite number of seconds,
     threads a positive integer and seed a non-negative integer (or None)."""
     problem = positive_seconds(time_limit)
     if problem is not None:
-        raise OdtError(problem, hint="a number of seconds such as 60")
+        kind = OdtInputTypeError if not isinstance(time_limit, numbers.Real) else OdtInputError
+        raise kind(problem, hint="a number of seconds such as 60")
     for name, value, low, high in (("threads", threads, 0, 1024), ("seed", seed, 0, 2**31 - 1)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral)
                                   or not low <= int(value) <= high):
-            raise OdtError(f"{name} must be an integer in {low}..{high}, not {value!r}")
+            kind = OdtInputTypeError if not isinstance(value, numbers.Integral) else OdtInputError
+            raise kind(f"{name} must be an integer in {low}..{high}, not {value!r}")
+
+
+def check_call_arguments(backend: Any = None, verbose: Any = False, progress: Any = None, warm_start: Any = True,
+                         memory_limit: Any = None) -> float | None:
+    """Raise ``OdtInputError`` (``OdtInputTypeError`` for a wrong type) for a solve option
+    ``Program.solve`` cannot take; returns the memory limit in bytes (None: the default).
+
+    >>> check_call_arguments(memory_limit="2K")
+    2048.0
+    >>> check_call_arguments(memory_limit=0)
+    Traceback (most recent call last):
+    ...
+    odt.compiler.errors.OdtInputError: error: memory_limit must be a positive number of bytes, not 0
+    ...
+    """
+    if backend is not None and not isinstance(backend, str):
+        raise OdtInputTypeError(f"backend must be a backend's name (a str) or None, not {backend!r}",
+                                hint=f"one of: {', '.join(BACKENDS)}, auto")
+    for name, value in (("verbose", verbose), ("warm_start", warm_start)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise OdtInputTypeError(f"{name} must be True or False, not {value!r}")
+    if progress is not None and not callable(progress):
+        raise OdtInputTypeError(f"progress must be a function of one Progress (or None), not {progress!r}",
+                                hint="e.g. progress=lambda p: print(p.elapsed, p.incumbent, p.bound)")
+    if memory_limit is None:
+        return None
+    if isinstance(memory_limit, str):
+        try:
+            return memory_size(memory_limit, default_unit=None)
+        except ValueError as exc:
+            raise OdtInputError(f"memory_limit: {exc}", hint="a number of bytes, or a size such as \"4G\" or \"500M\"") \
+                from None
+    if isinstance(memory_limit, bool) or not isinstance(memory_limit, numbers.Real):
+        raise OdtInputTypeError(f"memory_limit must be a number of bytes or a size such as \"4G\", not {memory_limit!r}")
+    value = float(memory_limit)
+    if not (math.isfinite(value) and value > 0):
+        raise OdtInputError(f"memory_limit must be a positive number of bytes, not {memory_limit!r}",
+                            hint="e.g. memory_limit=4 * 2**30 or \"4G\"; None (the default) is four fifths of the "
+                                 "machine's memory")
+    return value
 
 
 def _seen(data) -> Seen:
@@ -497,7 +557,7 @@ def _seen(data) -> Seen:
             if f.kind == "category":
                 cats.setdefault(f.column, []).append(str(f.category))
     totals = np.bincount(data.y, weights=data.row_weights(), minlength=len(data.classes))
-    return Seen(tuple((c, tuple(v)) for c, v in cats.items()), int(np.argmax(totals)))
+    return Seen(tuple((c, tuple(v)) for c, v in cats.items()), int(np.argmax(totals)), data.target)
 
 
 def _budget(opts: SolveOptions) -> float:
@@ -526,24 +586,36 @@ def compile(text: str, data: Any = None, target: Any = None, filename: str = "<s
         text: the program.
         data: a pandas DataFrame, a dict of columns or a 2-D numpy array; when None the
             program's ``data "file.csv"`` block is read (relative to ``base_dir``).
-        target: the labels when ``data`` is an array (its column becomes ``class``).
+        target: the label column: its name in ``data`` (a DataFrame or dict), or the labels
+            themselves (an array, which becomes the column ``class``). Without it the data
+            block's ``target`` names it, else the column ``class``; data with neither is an
+            error that lists the columns.
         params: values overriding the program's ``param`` declarations, e.g.
             ``{"depth": 4, "alpha": 0.01}`` (floats are read as their shortest decimal).
     Raises:
         OdtError: syntax, name, type or data errors, all reported together; an unknown or
             non-numeric parameter is positioned in the ``params`` text.
+        OdtInputError: an argument it cannot take (``text`` not a str, ``target`` without
+            ``data``, ``params`` not a mapping, two data columns of one name, ...).
 
     >>> compile("param d = 1\nmodel tree(depth <= d)", data={"a": [0, 1], "class": [0, 1]},
     ...         params={"d": 2}).checked.skeleton.depth
     2
     """
+    text = _check_compile_arguments(text, data, target, filename, base_dir, params)
     ast_program = parse_program(text, filename)
     if params is not None or ast_program.of(ast.ParamDef):
         given = overrides_from_mapping(params) if isinstance(params, Mapping) else list(params or ())
         ast_program = resolve_params(ast_program, given)
     if data is not None:
         missing = any(isinstance(i, ast.MissingItem) for b in ast_program.of(ast.DataBlock) for i in b.items)
-        return Program(check(ast_program, table_from_python(data, target, missing=missing)))
+        named = target if isinstance(target, str) else None
+        table = table_from_python(data, None if named is not None else target, missing=missing)
+        if named is not None and named not in table.columns:
+            raise OdtDataError(f"target='{named}' is not a column of the data (its columns are "
+                               f"{', '.join(list(table.columns)[:12])}{', ...' if len(table.columns) > 12 else ''})",
+                               hint=did_you_mean(named, table.columns, "column"))
+        return Program(check(ast_program, table, target=named))
     try:
         table = load_table(ast_program, Path(base_dir) if base_dir is not None else None)
     except OdtDataError as exc:  # reported with every other problem of the program
@@ -551,8 +623,41 @@ def compile(text: str, data: Any = None, target: Any = None, filename: str = "<s
     return Program(check(ast_program, table))
 
 
+def _check_compile_arguments(text: Any, data: Any, target: Any, filename: Any, base_dir: Any, params: Any) -> str:
+    """The program text of ``compile`` (bytes are read as UTF-8); ``OdtInputError`` for an
+    argument ``compile`` cannot take."""
+    if isinstance(text, (bytes, bytearray)):
+        text = decode_utf8(bytes(text), filename if isinstance(filename, str) else "<string>", "program")
+    if not isinstance(text, str):
+        raise OdtInputTypeError(f"the program must be text (a str), not {_kind(text)}",
+                                hint="odt.compile(\"model tree(depth <= 2)\", data=df); for a file, odt.compile_file(path)")
+    if not isinstance(filename, str):
+        raise OdtInputTypeError(f"filename must be a str (the name errors are reported under), not {_kind(filename)}")
+    if base_dir is not None and not isinstance(base_dir, (str, os.PathLike)):
+        raise OdtInputTypeError(f"base_dir must be a folder (a str or a path), not {_kind(base_dir)}")
+    if target is not None and data is None:
+        raise OdtInputError("target= gives the labels of data= (an array X), but no data= is given",
+                            hint="pass data=X with target=y, or leave both out to read the program's data block")
+    if params is not None and not isinstance(params, Mapping) and not (
+            isinstance(params, (list, tuple)) and all(isinstance(o, Override) for o in params)):
+        raise OdtInputTypeError(f"params must map parameter names to values, not {_kind(params)}",
+                                hint="e.g. params={\"depth\": 3, \"alpha\": 0.01}")
+    return text
+
+
+def _kind(value: Any) -> str:
+    """``value`` for a message: its type and the start of its repr."""
+    name = type(value).__name__
+    return "None" if value is None else f"{'an' if name[0] in 'aeiou' else 'a'} {name} ({value!r:.40})"
+
+
 def compile_file(path: str | Path, data: Any = None, target: Any = None,
                  params: Mapping[str, Any] | Sequence[Override] | None = None) -> Program:
+    """``compile`` of the program in the file ``path`` (its data block read relative to
+    the file's folder)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise OdtInputTypeError(f"compile_file takes the path of a program file, not {_kind(path)}",
+                                hint="for program text, use odt.compile(text)")
     path = Path(path)
     try:
         raw = path.read_bytes()

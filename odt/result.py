@@ -29,6 +29,15 @@ class SolveResult:
     solver_errors: float | None
     log: str = ""
     evaluation: Evaluation | None = field(default=None, repr=False)
+    #: (seconds, incumbent, bound) as the progress lines reported them, ending with the result's
+    #: own (``convergence``); what ``convergence_svg`` and ``odtc solve --convergence`` draw
+    history: tuple[tuple[float, float | None, float | None], ...] = field(default=(), repr=False)
+
+    def convergence_svg(self) -> str:
+        """The incumbent and the bound over time, a plain SVG."""
+        from odt.convergence import convergence_svg
+
+        return convergence_svg(self.history, f"{self.backend}: incumbent and bound over time ({self.status})")
 
     @property
     def report(self) -> str:
@@ -66,6 +75,7 @@ class SolveResult:
             "bound": self.bound, "gap": self.gap, "backend": self.backend, "seconds": round(self.seconds, 4),
             "train_errors": self.train_errors, "verified": self.verified,
             "constraints": [c.as_dict() for c in self.constraints],
+            "history": [list(p) for p in self.history],
             "classifier": self.classifier.to_json() if self.classifier is not None else None,
         }
 

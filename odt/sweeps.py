@@ -17,7 +17,8 @@ distributed and a sequential sweep give the same numbers (a solve that stops at 
 limit may differ). A row is in the CSV as soon as its task finished, so an interrupted
 sweep keeps what finished.
 
-Needs the ``sweep`` extra (``pip install "odt-dsl[sweep]"``: dask.distributed and pandas).
+Needs pandas; Dask (``pip install ".[sweep]"`` from a checkout: dask.distributed and
+pandas) only to run on a cluster: ``scheduler="auto"`` runs without it in this process.
 """
 from __future__ import annotations
 
@@ -41,6 +42,13 @@ from odt.compiler.parse import parse_program
 from odt.outputs import refuse_inputs, refuse_same_outputs, write_or_keep
 from odt.program import compile as compile_program
 
+#: Seconds an embedded LocalCluster costs to start, load odt in its workers and stop, with
+#: 2 workers on the shared 2-core machine (bench/sweep_scheduler.py, bench/RESULTS.md: it
+#: never paid up to a 60-task sweep of 29 s sequential work, costing 13-49 s more; idle,
+#: issue 28 saw 3 s): with W workers it pays once the sequential work left exceeds
+#: DASK_STARTUP * W / (W - 1), 60 s on two cores.
+DASK_STARTUP = 30.0
+
 #: The measured columns of a sweep's rows, after the parameters and the fold.
 MEASURES = ("train_accuracy", "test_accuracy", "size", "leaves", "depth", "seconds", "status", "gap", "objective")
 
@@ -51,7 +59,7 @@ class SweepError(OdtError):
 
 
 def sweep(program: str | Path, grid: Mapping[str, Sequence[float]], folds: int = 5,
-          scheduler: str | None = "local", output: str | Path | None = None, plot: str | Path | None = None,
+          scheduler: str | None = "auto", output: str | Path | None = None, plot: str | Path | None = None,
           seed: int = 0, time_limit: float | None = None, backend: str | None = None,
           progress: Callable[[int, int], None] | None = None, unsaved: list[OdtError] | None = None) -> Any:
     """Cross-validate every setting of ``grid`` on the program's data.
@@ -60,8 +68,11 @@ def sweep(program: str | Path, grid: Mapping[str, Sequence[float]], folds: int =
         program: the program file (its ``data "file.csv"`` block is the data).
         grid: parameter name -> the values to try; every combination is a setting.
         folds: k of the stratified k-fold split (2 or more).
-        scheduler: ``"local"`` (an embedded LocalCluster, one worker per core), a Dask
-            scheduler address (``tcp://host:8786``), or None (sequential, in this process).
+        scheduler: ``"auto"`` (default: in this process, one task after the other, and an
+            embedded LocalCluster for the rest once the work left is large enough for
+            the cluster's start-up to pay, ``DASK_STARTUP``), ``"local"`` (a LocalCluster
+            from the start, one worker per core), a Dask scheduler address
+            (``tcp://host:8786``), or None (in this process only).
         output: a CSV written row by row as tasks finish.
         plot: an SVG of mean test accuracy against mean size.
         seed: fixes the folds.
@@ -260,10 +271,26 @@ def _run(tasks: list[tuple[int, int]], text: str, filename: str, settings: list[
             train, test = split(k)
             yield i, k, run_fold(text, filename, settings[i], train, test, target, time_limit, backend)
         return
+    if scheduler == "auto":  # in this process while the cluster would not pay, then on Dask
+        workers = os.cpu_count() or 1
+        spent, done = 0.0, 0  # over the tasks after the first (which also loads numba's kernels)
+        for n, (i, k) in enumerate(tasks):
+            left = len(tasks) - n
+            if dask_pays(spent, done, left, workers) and _dask_available():
+                yield from _run(tasks[n:], text, filename, settings, columns, target, fold_of, time_limit, backend,
+                                "local")
+                return
+            train, test = split(k)
+            started = time.perf_counter()
+            measured = run_fold(text, filename, settings[i], train, test, target, time_limit, backend)
+            if n:
+                spent, done = spent + time.perf_counter() - started, done + 1
+            yield i, k, measured
+        return
     try:
         from distributed import Client, LocalCluster, as_completed
     except ImportError:
-        raise SweepError("a sweep on Dask needs dask.distributed: pip install \"odt-dsl[sweep]\" "
+        raise SweepError("a sweep on Dask needs dask.distributed: pip install \".[sweep]\" (from a checkout) "
                          "(or run sequentially with --scheduler none)") from None
     cluster = None
     try:
@@ -291,6 +318,28 @@ def _run(tasks: list[tuple[int, int]], text: str, filename: str, settings: list[
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def dask_pays(spent: float, done: int, left: int, workers: int, startup: float = DASK_STARTUP) -> bool:
+    """Whether starting a LocalCluster of ``workers`` for the ``left`` tasks saves time,
+    the tasks taking the mean of the ``done`` ones (``spent`` seconds in all): the
+    sequential work left beats the cluster's start-up plus that work shared by the workers.
+
+    >>> dask_pays(1.0, 2, 7, 2), dask_pays(40.0, 2, 7, 2), dask_pays(40.0, 1, 1, 1)
+    (False, True, False)
+    """
+    if not done or workers < 2:
+        return False
+    work = spent / done * left
+    return work > startup + work / workers
+
+
+def _dask_available() -> bool:
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def plot_svg(table: Any, names: Sequence[str], width: int = 640, height: int = 400) -> str:

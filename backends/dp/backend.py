@@ -14,7 +14,9 @@ enter with their raw values (S7), other features as 0/1 columns. The result is t
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
+from typing import Callable
 
 from odt.compiler import ir, limits
 from odt.compiler.checked import BddSkeleton, CheckedProgram
@@ -26,9 +28,11 @@ from odt.compiler.searches import Searches
 from odt.compiler.support import unsupported
 
 from ..base import Artifact, Backend, BackendResult, Progress, SolveOptions, Status, Stopwatch
+from . import jit
 from .anytime import EngineResult
 from .bdd import optimal_bdd, to_diagram
 from .contree import contree_result
+from .task import task_of
 
 
 def decode_tree(raw: tuple, problem: TreeSearch) -> Tree:
@@ -87,8 +91,30 @@ class DpBackend(Backend):
         with limits.native(_polled):  # a signal or the hard deadline: the engines poll ``limits.halted``
             if isinstance(problem, BddSearch):
                 return self._solve_bdd(problem, options)
-            clock = Stopwatch()
-            name, res = self._tree_engine(problem, options)
+            return self._switching(self._solve_tree, problem, options)
+
+    def _switching(self, solve: Callable[[TreeSearch, SolveOptions], tuple[Tree | None, BackendResult]],
+                   problem: TreeSearch, options: SolveOptions) -> tuple[Tree | None, BackendResult]:
+        """``solve``, on numpy while the engine's kernels compile in another process
+        (``jit``); when they are compiled before it ends, it stops and solves again on them
+        for the time left, and the better of the two answers is kept (progress reports
+        stay monotone across both)."""
+        clock = Stopwatch()
+        relay = _Relay(options.on_progress, clock)
+        options = replace(options, on_progress=relay if options.on_progress is not None else None)
+        with jit.switchable() as switch:
+            first = solve(problem, options)
+        left = None if options.time_limit is None else options.time_limit - clock.elapsed()
+        if not switch.fired or limits.halted() or limits.expired() or (left is not None and left < 0.1):
+            return first
+        second = solve(problem, replace(options, time_limit=left))
+        tree, res = _better(first, second)
+        return tree, replace(res, seconds=clock.elapsed(), log=res.log + " (restarted on the compiled kernels)")
+
+    def _solve_tree(self, problem: TreeSearch, options: SolveOptions) -> tuple[Tree | None, BackendResult]:
+        """The engine's answer as an odt ``Tree`` with its status, levels and bound."""
+        clock = Stopwatch()
+        name, res = self._tree_engine(problem, options)
         status = _STATUS[res.status]
         log = f"{name}: {res.stats}"
         if res.tree is None:
@@ -106,11 +132,12 @@ class DpBackend(Backend):
             if on_progress is not None:
                 on_progress(Progress(elapsed, incumbent, bound, note))
 
-        if problem.plain and any(d.ordered for d in problem.dims):
-            return "ConTree", contree_result(problem, options.time_limit, report)
+        task = task_of(problem)
+        if problem.plain and task.similarity and any(d.ordered for d in problem.dims):
+            return "ConTree", contree_result(problem, options.time_limit, report, options.extra.get("scheduler"))
         from .streed import optimal_constrained_tree, optimal_front_tree
 
-        if problem.fronts:
+        if task.front:
             try:
                 return "Pareto-front DP", optimal_front_tree(problem, options.time_limit, report)
             except OverflowError as e:  # the front engine's exact integers would not fit: decided by the data
@@ -147,6 +174,36 @@ class DpBackend(Backend):
 
 _STATUS = {"optimal": Status.OPTIMAL, "feasible": Status.FEASIBLE, "infeasible": Status.INFEASIBLE,
            "unknown": Status.UNKNOWN}
+
+
+class _Relay:
+    """``on_progress`` across a restart: elapsed time from the first start, the least
+    incumbent and the greatest bound reported so far (both runs solve the same problem)."""
+
+    def __init__(self, target: Callable[[Progress], None] | None, clock: Stopwatch) -> None:
+        self.target = target
+        self.clock = clock
+        self.incumbent: Fraction | None = None
+        self.bound: Fraction | None = None
+
+    def __call__(self, p: Progress) -> None:
+        if p.incumbent is not None and (self.incumbent is None or p.incumbent < self.incumbent):
+            self.incumbent = p.incumbent
+        if p.bound is not None and (self.bound is None or p.bound > self.bound):
+            self.bound = p.bound
+        if self.target is not None:
+            self.target(Progress(self.clock.elapsed(), self.incumbent, self.bound, p.note))
+
+
+def _better(first: tuple, second: tuple) -> tuple:
+    """The better of two answers to one problem: the second (on the compiled kernels) when
+    it ended or is at least as good, else the first; the greater of their bounds."""
+    (_, a), (_, b) = first, second
+    if b.status in (Status.OPTIMAL, Status.INFEASIBLE) or a.objective is None:
+        return second
+    best = second if b.objective is not None and b.objective <= a.objective else first
+    bounds = [x.bound for x in (a, b) if x.bound is not None]
+    return best[0], replace(best[1], bound=max(bounds) if bounds else None)
 
 
 def _polled() -> None:

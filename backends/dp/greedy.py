@@ -24,6 +24,8 @@ import numpy as np
 
 from odt.compiler.search import TreeSearch
 
+from .task import Misclassification
+
 _CRITERIA = ("gini", "entropy")
 _MANY_CLASSES = 256  # above this many classes no greedy tree is grown (its counts take n x K per dimension)
 
@@ -50,6 +52,7 @@ class _Grower:
     def __init__(self, problem: TreeSearch) -> None:
         self.X, self.y, self.w = problem.X, problem.y, problem.weights
         self.K = problem.n_classes
+        self.task = Misclassification(n_classes=self.K)
         self.min_leaf, self.min_node = max(1, problem.min_leaf), max(1, problem.min_node)
         self.ordered = np.array([d.ordered for d in problem.dims], dtype=bool)
         self.ranges = [d.cut_range for d in problem.dims]
@@ -57,13 +60,9 @@ class _Grower:
         self.onehot[np.arange(len(self.y)), self.y] = self.w
         self.cache: dict[bytes, list] = {}
 
-    def counts(self, rows: np.ndarray) -> np.ndarray:
-        return np.bincount(self.y[rows], weights=self.w[rows], minlength=self.K)
-
     def grow(self, rows: np.ndarray, depth: int, criterion: str) -> tuple:
-        c = self.counts(rows)
-        label = int(np.argmax(c))
-        errors = float(c.sum() - c[label])
+        c = self.task.totals(self.y[rows], self.w[rows])
+        errors, label = self.task.leaf(c)
         m = len(rows)
         if depth == 0 or errors <= 0 or m < max(2 * self.min_leaf, self.min_node):
             return (errors, label, m, None)
@@ -81,31 +80,33 @@ class _Grower:
         none lowers it (a split that does not lower the errors at the last level is kept
         out: it only adds nodes)."""
         best, best_score = None, _score(total[None, :], criterion)[0] - 1e-12
-        for j, cuts, L in self.candidates(rows):
+        for dims, cuts, L in self.candidates(rows):
             score = _score(L, criterion) + _score(total[None, :] - L, criterion)
             i = int(np.argmin(score))
             if score[i] < best_score:
-                best_score, best = float(score[i]), (j, float(cuts[i]))
+                best_score, best = float(score[i]), (int(dims[i]), float(cuts[i]))
         return best
 
-    def candidates(self, rows: np.ndarray) -> list[tuple[int, np.ndarray, np.ndarray]]:
-        """Per dimension with an allowed cut: the cuts and the class weights on their left
-        (x <= cut), counted once per node for every criterion (the trees of the criteria
-        share their first nodes)."""
+    def candidates(self, rows: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Blocks of allowed cuts (their dimensions, thresholds and the class weights on
+        their left, x <= cut): every 0/1 dimension in one block, each ordered dimension in
+        its own; counted once per node for every criterion (the trees of the criteria share
+        their first nodes)."""
         key = rows.tobytes()
         got = self.cache.get(key)
         if got is not None:
             return got
-        out: list[tuple[int, np.ndarray, np.ndarray]] = []
+        out: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         m = len(rows)
         W = self.onehot[rows]
         binary = np.flatnonzero(~self.ordered)
         if binary.size:  # every 0/1 dimension at once: the class weights where it is 0
             B = self.X[np.ix_(rows, binary)]
             size = B.sum(axis=0)
-            zeros = W.sum(axis=0)[None, :] - B.T @ W
-            for i in np.flatnonzero((size >= self.min_leaf) & (m - size >= self.min_leaf)):
-                out.append((int(binary[i]), np.array([0.5]), zeros[i:i + 1]))
+            ok = (size >= self.min_leaf) & (m - size >= self.min_leaf)
+            if ok.any():
+                zeros = W.sum(axis=0)[None, :] - B[:, ok].T @ W
+                out.append((binary[ok], np.full(int(ok.sum()), 0.5), zeros))
         pos = np.arange(1, m)  # rows on the left of the cut after sorted position pos - 1
         sizes_ok = (pos >= self.min_leaf) & (m - pos >= self.min_leaf)
         for j in np.flatnonzero(self.ordered):
@@ -118,7 +119,7 @@ class _Grower:
             if bounds is not None:
                 ok &= (cut >= bounds[0]) & (cut <= bounds[1])
             if ok.any():
-                out.append((int(j), cut[ok], np.cumsum(W[order], axis=0)[:-1][ok]))
+                out.append((np.full(int(ok.sum()), j), cut[ok], np.cumsum(W[order], axis=0)[:-1][ok]))
         if m > 1:
             self.cache[key] = out
         return out
@@ -129,7 +130,7 @@ def _score(counts: np.ndarray, criterion: str) -> np.ndarray:
     entropy), or the misclassified weight."""
     size = counts.sum(axis=1)
     if criterion == "errors":
-        return size - counts.max(axis=1)
+        return Misclassification(n_classes=counts.shape[1]).costs(counts)
     safe = np.where(size > 0, size, 1.0)
     p = counts / safe[:, None]
     if criterion == "gini":

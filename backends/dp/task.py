@@ -43,8 +43,18 @@ class Task:
     #: the code of the compiled leaf cost (``kernels.leaf_cost``); -1: no compiled twin
     KERNEL = -1
 
-    def statistics(self, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    @property
+    def width(self) -> int:
+        """The number of statistics per row (s)."""
         raise NotImplementedError
+
+    def statistics(self, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """(n, s): the statistics of rows with targets ``y`` and weights ``w``."""
+        raise NotImplementedError
+
+    def totals(self, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """(s,): their sum, without the (n, s) matrix where the task can."""
+        return self.statistics(y, w).sum(axis=0)
 
     def costs(self, totals: np.ndarray) -> np.ndarray:
         """The leaf cost of each row of summed statistics (k, s) -> (k,)."""
@@ -78,10 +88,17 @@ class Misclassification(Task):
     similarity: bool = True
     KERNEL = 0
 
+    @property
+    def width(self) -> int:
+        return self.n_classes
+
     def statistics(self, y: np.ndarray, w: np.ndarray) -> np.ndarray:
         W = np.zeros((len(y), self.n_classes))
         W[np.arange(len(y)), y] = w
         return W
+
+    def totals(self, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+        return np.bincount(y, weights=w, minlength=self.n_classes).astype(np.float64)
 
     def costs(self, totals: np.ndarray) -> np.ndarray:
         return totals.sum(axis=-1) - totals.max(axis=-1)

@@ -32,6 +32,7 @@ class Seen:
 
     categories: tuple[tuple[str, tuple[str, ...]], ...] = ()
     majority: int | None = None
+    target: str | None = None  # the training data's label column (``render --data`` counts its classes)
 
     @property
     def recorded(self) -> bool:
@@ -43,7 +44,7 @@ class Seen:
         (in category and oblique features), with no majority.
 
         >>> Seen().or_named_by([Feature("job", "category", category="nurse"), Feature("age", "threshold", 3.0)])
-        Seen(categories=(('job', ('nurse',)),), majority=None)
+        Seen(categories=(('job', ('nurse',)),), majority=None, target=None)
         """
         if self.recorded:
             return self
@@ -54,7 +55,7 @@ class Seen:
             for column, cat in pairs:
                 if cat is not None and cat not in named.setdefault(column, []):
                     named[column].append(cat)
-        return Seen(tuple((c, tuple(v)) for c, v in named.items()), None)
+        return Seen(tuple((c, tuple(v)) for c, v in named.items()), None, self.target)
 
     def unknown(self, table: RawTable) -> list[tuple[str, np.ndarray]]:
         """(column, rows) for each column of ``table`` holding categories not seen in training."""
@@ -96,7 +97,10 @@ class Seen:
         return out
 
     def to_json(self) -> dict:
-        return {"categories": {c: list(v) for c, v in self.categories}, "majority": self.majority}
+        out: dict[str, Any] = {"categories": {c: list(v) for c, v in self.categories}, "majority": self.majority}
+        if self.target is not None:
+            out["target"] = self.target
+        return out
 
     @staticmethod
     def from_json(obj: Any) -> "Seen":
@@ -104,8 +108,10 @@ class Seen:
             return Seen()
         cats = obj.get("categories") or {}
         majority = obj.get("majority")
+        target = obj.get("target")
         return Seen(tuple((str(c), tuple(str(x) for x in v)) for c, v in cats.items()),
-                    majority if isinstance(majority, int) and not isinstance(majority, bool) else None)
+                    majority if isinstance(majority, int) and not isinstance(majority, bool) else None,
+                    target if isinstance(target, str) else None)
 
 
 def save_json(obj: dict, path: str | Path) -> None:
@@ -139,7 +145,7 @@ def as_table(data: Any, input_columns: tuple[str, ...]) -> RawTable:
     if isinstance(data, RawTable):
         return data
     if isinstance(data, (str, Path)):
-        return read_csv(data)
+        return read_csv(data, empty_cells=True)  # an empty cell is judged by the features that read it
     if isinstance(data, np.ndarray) or isinstance(data, list):
         arr = np.asarray(data, dtype=object)
         if arr.ndim == 1:

@@ -25,7 +25,8 @@ import numpy as np
 
 from ..data import Binarizer, Feature
 from .common import SCHEMA, Seen, as_table, binarize_rows, save_json
-from .render import Arc, Box, to_svg
+from .layout import Layout
+from .render import to_svg
 from .tree import Leaf, Split, Tree
 
 
@@ -102,6 +103,28 @@ class Diagram:
     def features_used(self) -> set[str]:
         return {c for i in self.reachable() for c in self.features[self.nodes[i].feature].columns}
 
+    def layout(self) -> Layout:
+        """The reachable decision nodes in topological order, then one terminal per arc
+        into a class, the yes arc first (``layout.Layout``)."""
+        if self.root < 0:
+            one = np.array([-1], dtype=np.int64)
+            return Layout(one, one, one, np.array([leaf_class(self.root)], dtype=np.int64), one, True)
+        live = self.reachable()
+        index = {old: k for k, old in enumerate(live)}
+        feature = [self.nodes[i].feature for i in live]
+        layer = [self.nodes[i].layer for i in live]
+        yes, no, label = [-1] * len(live), [-1] * len(live), [-1] * len(live)
+        for k, i in enumerate(live):
+            for side, ref in ((yes, self.nodes[i].if_true), (no, self.nodes[i].if_false)):
+                if ref >= 0:
+                    side[k] = index[ref]
+                    continue
+                side[k] = len(feature)
+                for col, value in ((feature, -1), (yes, -1), (no, -1), (label, leaf_class(ref)), (layer, -1)):
+                    col.append(value)
+        arrays = [np.array(c, dtype=np.int64) for c in (feature, yes, no, label, layer)]
+        return Layout(arrays[0], arrays[1], arrays[2], arrays[3], arrays[4], True)
+
     def paths(self) -> Iterator[tuple[list[int], int]]:
         """Every root-to-leaf path: (decision node indices, leaf reference). Exponential in
         the worst case: for re-evaluation of decoded (small) diagrams only."""
@@ -176,34 +199,19 @@ class Diagram:
         return "\n".join(lines)
 
     # ------------------------------------------------------------------ JSON (E1)
-    def graph(self, table: Any = None) -> tuple[list[Box], list[Arc]]:
-        """The drawing's boxes (nodes by layer, one box per class used) and yes/no arcs;
-        with ``table`` (raw rows) each also counts the rows that pass it (``render``)."""
-        counts = arcs_taken = None
-        if table is not None:
-            _, counts, arcs_taken = self.route(Binarizer(self.features).transform(table))
-        boxes: list[Box] = []
-        arcs: list[Arc] = []
-        live = self.reachable()
-        for i in live:
-            n = self.nodes[i]
-            label = self.features[n.feature].name + ("" if counts is None else f"\n{counts[i]} samples")
-            boxes.append(Box(f"n{i}", label, n.layer, False))
-        used = sorted({leaf_class(r) for i in live for r in (self.nodes[i].if_true, self.nodes[i].if_false) if r < 0}
-                      | ({leaf_class(self.root)} if self.root < 0 else set()))
-        boxes.extend(Box(f"c{c}", str(self.classes[c]), -1, True) for c in used)
-        for i in live:
-            n = self.nodes[i]
-            for yes, ref in ((True, n.if_true), (False, n.if_false)):
-                label = "yes" if yes else "no"
-                if arcs_taken is not None:
-                    label += f" ({int(arcs_taken[i, yes].sum()) if (i, yes) in arcs_taken else 0})"
-                arcs.append(Arc(f"n{i}", f"c{leaf_class(ref)}" if ref < 0 else f"n{ref}", label, yes))
-        return boxes, arcs
-
     def _repr_svg_(self) -> str:
         """The picture Jupyter shows for a classifier (``render.to_svg``)."""
         return to_svg(self)
+
+    def to_onnx(self, data: Any = None, target: str | None = None) -> Any:
+        """This classifier as an ONNX model (``onnx.ModelProto``, ``classifiers.onnx``);
+        with ``data`` (rows with their labels, in column ``target`` or the training
+        label column) its probabilities are the class frequencies of those rows."""
+        from .export import node_statistics
+        from .onnx import to_onnx
+
+        weights = None if data is None else node_statistics(self, as_table(data, self.input_columns), target)[0]
+        return to_onnx(self, weights)
 
     def to_json(self) -> dict:
         def ref(r: int) -> dict:

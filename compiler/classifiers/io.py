@@ -11,10 +11,12 @@ what is wrong and where (the JSON path of the field), never a ``KeyError`` or
 from __future__ import annotations
 
 import json
+import math
+import os
 from pathlib import Path
 from typing import Any
 
-from ..errors import OdtError
+from ..errors import OdtError, OdtInputTypeError
 from .common import SCHEMA
 from .diagram import Diagram
 from .schema import json_path, schema_problem
@@ -22,7 +24,14 @@ from .tree import Tree
 
 
 def load_classifier(path: str | Path) -> Tree | Diagram:
-    """Load a classifier (tree, diagram or BDD) saved with ``save`` / ``odtc solve -o``."""
+    """Load a classifier (tree, diagram or BDD) saved with ``save`` / ``odtc solve -o``.
+
+    Raises:
+        OdtInputTypeError: ``path`` is no path (a str or ``os.PathLike``).
+        OdtError: the file cannot be read or is no odt model of this version."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise OdtInputTypeError(f"load_classifier takes the path of a model file, not a {type(path).__name__}",
+                                hint="for a model's JSON object, use Tree.from_json / Diagram.from_json")
     obj = _read_json(path)
     where = f"model file '{path}'"
     if not isinstance(obj, dict):

@@ -313,7 +313,9 @@ def _diagram(obj: dict, features: list, n_classes: int) -> None:
 
 
 def _seen(value: Any, features: list, n_classes: int, columns: list[str] | None) -> None:
-    seen = _keys(value, ("seen",), {"categories", "majority"}, ("categories", "majority"))
+    seen = _keys(value, ("seen",), {"categories", "majority", "target"}, ("categories", "majority"))
+    if "target" in seen:
+        _text(seen["target"], ("seen", "target"), "a column name")
     cats = _keys(seen["categories"], ("seen", "categories"), set(seen["categories"]) if isinstance(
         seen["categories"], dict) else set(), ())
     for col, values in cats.items():

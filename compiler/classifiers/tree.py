@@ -15,7 +15,8 @@ import numpy as np
 from ..data import Binarizer, Feature
 from ..errors import OdtError
 from .common import SCHEMA, Seen, as_table, binarize_rows, save_json
-from .render import Arc, Box, to_svg
+from .layout import Layout
+from .render import to_svg
 
 
 
@@ -70,6 +71,25 @@ class Tree:
 
     def features_used(self) -> set[str]:
         return {c for n, _ in self.walk() if isinstance(n, Split) for c in self.features[n.feature].columns}
+
+    def layout(self) -> Layout:
+        """The nodes numbered in pre-order, the yes child first, leaves included
+        (``layout.Layout``; scikit-learn's numbering of ``tree_``)."""
+        cols: tuple[list[int], ...] = ([], [], [], [], [])  # feature, yes, no, label, layer
+        stack: list[tuple[TreeNode, int, int, int]] = [(self.root, 0, -1, 0)]  # node, depth, parent, side
+        while stack:
+            node, depth, parent, side = stack.pop()
+            i = len(cols[0])
+            if parent >= 0:
+                cols[side][parent] = i
+            row = (node.feature, -1, -1, -1, depth) if isinstance(node, Split) else (-1, -1, -1, node.label, depth)
+            for col, value in zip(cols, row):
+                col.append(value)
+            if isinstance(node, Split):  # pre-order, yes first: push no, then yes
+                stack.append((node.if_false, depth + 1, i, 2))
+                stack.append((node.if_true, depth + 1, i, 1))
+        feature, yes, no, label, layer = (np.array(c, dtype=np.int64) for c in cols)
+        return Layout(feature, yes, no, label, layer)
 
     # ------------------------------------------------------------------ prediction
     def leaf_index_binary(self, Xb: np.ndarray) -> np.ndarray:
@@ -129,35 +149,19 @@ class Tree:
         emit(self.root, "")
         return "\n".join(lines)
 
-    def graph(self, table: Any = None) -> tuple[list[Box], list[Arc]]:
-        """The drawing's boxes (nodes by depth, leaves) and yes/no arcs; with ``table``
-        (raw rows) each box and arc also counts the rows that pass it (``render``)."""
-        Xb = Binarizer(self.features).transform(table) if table is not None else None
-        boxes: list[Box] = []
-        arcs: list[Arc] = []
-
-        def visit(node, depth: int, rows: np.ndarray | None) -> str:
-            key = f"n{len(boxes)}"
-            count = "" if rows is None else f"\n{rows.size} samples"
-            if isinstance(node, Leaf):
-                boxes.append(Box(key, f"{self.classes[node.label]}{count}", depth, True))
-                return key
-            boxes.append(Box(key, self.features[node.feature].name + count, depth, False))
-            sides: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
-            if rows is not None and Xb is not None:
-                hit = Xb[rows, node.feature]
-                sides = (rows[hit], rows[~hit])
-            for yes, child, sub in ((True, node.if_true, sides[0]), (False, node.if_false, sides[1])):
-                target = visit(child, depth + 1, sub)
-                arcs.append(Arc(key, target, ("yes" if yes else "no") + ("" if sub is None else f" ({sub.size})"), yes))
-            return key
-
-        visit(self.root, 0, None if Xb is None else np.arange(Xb.shape[0]))
-        return boxes, arcs
-
     def _repr_svg_(self) -> str:
         """The picture Jupyter shows for a classifier (``render.to_svg``)."""
         return to_svg(self)
+
+    def to_onnx(self, data: Any = None, target: str | None = None) -> Any:
+        """This classifier as an ONNX model (``onnx.ModelProto``, ``classifiers.onnx``);
+        with ``data`` (rows with their labels, in column ``target`` or the training
+        label column) its probabilities are the class frequencies of those rows."""
+        from .export import node_statistics
+        from .onnx import to_onnx
+
+        weights = None if data is None else node_statistics(self, as_table(data, self.input_columns), target)[0]
+        return to_onnx(self, weights)
 
     # ------------------------------------------------------------------ JSON (E1)
     def to_json(self) -> dict:

@@ -62,31 +62,54 @@ class Uses(Family):
         return ConstraintCheck(quote(c), line(c), float(ok), "==", 1.0, ok)
 
 
+def _postorder(e: ast.UsesExpr) -> list[ast.UsesExpr]:
+    """The nodes of ``e``, every node after its children (walked with a stack: any depth)."""
+    out: list[ast.UsesExpr] = []
+    stack: list[tuple[ast.UsesExpr, bool]] = [(e, False)]
+    while stack:
+        node, ready = stack.pop()
+        if ready or isinstance(node, ast.UsesAtom):
+            out.append(node)
+            continue
+        stack.append((node, True))
+        stack.extend((i, False) for i in reversed((node.item,) if isinstance(node, ast.UsesNot) else node.items))
+    return out
+
+
 def _literal(b: ModelBuilder, st: Structure, e: ast.UsesExpr, ctx: LowerContext) -> int:
-    """A literal equivalent to the formula ``e`` (Tseitin)."""
-    sign = 1
-    while isinstance(e, ast.UsesNot):  # a chain of nots, however long, without recursion
-        e, sign = e.item, -sign
-    if isinstance(e, ast.UsesAtom):
-        return sign * ctx.uses_literal(b, st, ctx.column_of(e.name.text))
-    parts = [_literal(b, st, i, ctx) for i in e.items]
-    lit = b.new_aux("uses_and" if isinstance(e, ast.UsesAnd) else "uses_or")
-    if isinstance(e, ast.UsesAnd):
-        for p in parts:
-            b.clause((-lit, p))
-        b.clause([-p for p in parts] + [lit])
-    else:
-        for p in parts:
-            b.clause((-p, lit))
-        b.clause([-lit] + parts)
-    return sign * lit
+    """A literal equivalent to the formula ``e`` (Tseitin; children before parents)."""
+    vals: list[int] = []
+    for node in _postorder(e):
+        if isinstance(node, ast.UsesAtom):
+            vals.append(ctx.uses_literal(b, st, ctx.column_of(node.name.text)))
+            continue
+        if isinstance(node, ast.UsesNot):
+            vals.append(-vals.pop())
+            continue
+        parts = vals[len(vals) - len(node.items):]
+        del vals[len(vals) - len(node.items):]
+        lit = b.new_aux("uses_and" if isinstance(node, ast.UsesAnd) else "uses_or")
+        if isinstance(node, ast.UsesAnd):
+            for p in parts:
+                b.clause((-lit, p))
+            b.clause([-p for p in parts] + [lit])
+        else:
+            for p in parts:
+                b.clause((-p, lit))
+            b.clause([-lit] + parts)
+        vals.append(lit)
+    return vals[0]
 
 
 def _value(e: ast.UsesExpr, used: set[str], column_of: Callable[[str], str]) -> bool:
-    negated = False
-    while isinstance(e, ast.UsesNot):
-        e, negated = e.item, not negated
-    if isinstance(e, ast.UsesAtom):
-        return (column_of(e.name.text) in used) != negated
-    vals = [_value(i, used, column_of) for i in e.items]
-    return (all(vals) if isinstance(e, ast.UsesAnd) else any(vals)) != negated
+    vals: list[bool] = []
+    for node in _postorder(e):
+        if isinstance(node, ast.UsesAtom):
+            vals.append(column_of(node.name.text) in used)
+        elif isinstance(node, ast.UsesNot):
+            vals.append(not vals.pop())
+        else:
+            args = vals[len(vals) - len(node.items):]
+            del vals[len(vals) - len(node.items):]
+            vals.append(all(args) if isinstance(node, ast.UsesAnd) else any(args))
+    return vals[0]

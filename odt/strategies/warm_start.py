@@ -7,6 +7,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import NamedTuple
 
+import numpy as np
+
 from odt.backends.base import SolveOptions
 from odt.backends.dp import DpBackend
 
@@ -52,6 +54,18 @@ class Start(NamedTuple):
     errors: Fraction
 
 
+def greedy_pays_early(c: CheckedProgram) -> bool:
+    """Whether a dp solve should grow its greedy start before searching (a large program,
+    which a time limit may stop) rather than only once it is stopped: rows x columns x
+    depth of at least 200,000 (heart-cleveland at depth 3, 296 x 95 x 3, grows it in about
+    10 ms and dp proves the optimum in 20 ms; anneal at depth 4, 812 x 93 x 4, in 15 ms
+    against 0.2 s)."""
+    sk = c.skeleton
+    if not isinstance(sk, TreeSkeleton) or sk.depth is None:
+        return False
+    return c.dataset.n_rows * int(c.feature_mask.sum()) * sk.depth >= 200_000
+
+
 def greedy_start(c: CheckedProgram, searches: Searches | None = None) -> Start | None:
     """The greedy tree of a tree program (``backends.dp.greedy``: CART-style, grown to the
     program's depth with its minimum leaf size and threshold ranges, pruned to its
@@ -76,10 +90,16 @@ def greedy_start(c: CheckedProgram, searches: Searches | None = None) -> Start |
                  Fraction(ev.train_errors).limit_denominator(10**9))
 
 
+#: the most constant classifiers ``single_leaf`` evaluates (the heaviest classes first)
+SINGLE_LEAF_CLASSES = 64
+
+
 def single_leaf(c: CheckedProgram) -> tuple[Classifier, Fraction] | None:
     """The best constant classifier (one leaf) that satisfies the program, with its value,
     or None: the incumbent of last resort when a time limit or a signal stops a solve
-    before any other (one evaluation per class)."""
+    before any other (one evaluation per class; with more than ``SINGLE_LEAF_CLASSES``
+    classes, of that many heaviest ones: this runs after the time limit, and a class per
+    row would be one evaluation per row, issue 24)."""
     from odt.compiler.classifiers import Tree
     from odt.compiler.classifiers.diagram import diagram_of_tree
     from odt.compiler.classifiers.tree import Leaf
@@ -89,7 +109,9 @@ def single_leaf(c: CheckedProgram) -> tuple[Classifier, Fraction] | None:
         return None
     columns = c.dataset.features.columns()
     best: tuple[Classifier, Fraction] | None = None
-    for k in range(len(c.dataset.classes)):
+    data = c.dataset
+    weight = np.bincount(data.y, weights=data.row_weights(), minlength=len(data.classes))
+    for k in sorted(np.argsort(-weight, kind="stable")[:SINGLE_LEAF_CLASSES].tolist()):  # ties: the lowest class
         tree = Tree((), tuple(c.dataset.classes), Leaf(k), columns)
         clf: Classifier = tree if isinstance(c.skeleton, TreeSkeleton) else diagram_of_tree(tree)
         ev = evaluate(c, clf)

@@ -354,3 +354,92 @@ def test_numba_and_numpy_paths_give_identical_trees(seed, monkeypatch):
             monkeypatch.setattr(kernels, "ACTIVE", active)
             trees.append(optimal_tree(X, y, 2, pruning=rules).tree)
         assert trees[0] == trees[1]
+
+
+# --------------------------------------------------------------------------- many classes
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_many_class_kernels_give_the_same_trees(seed, monkeypatch):
+    """Issue 24: above ``WIDE_CLASSES`` classes the compiled search uses the kernels of
+    kernels_wide.py (time and memory independent of the number of classes). Forced on
+    for a few classes, they give the per-class kernels' trees (integral weights: the same
+    values, so the same steps) at depth one, two and three, with and without a minimum
+    leaf size."""
+    kernels = _kernels_module()
+    if kernels is None or not kernels.AVAILABLE:
+        pytest.skip("numba not installed")
+    from odt.backends.dp.contree import kernels_wide
+
+    rng = np.random.default_rng(500 + seed)
+    for trial in range(5):
+        n = int(rng.integers(20, 150))
+        p = int(rng.integers(1, 4))
+        k = int(rng.integers(3, 7))
+        X = rng.integers(0, int(rng.integers(3, 30)), size=(n, p)).astype(float)
+        y = rng.integers(0, k, size=n)
+        weights = rng.integers(1, 4, size=n).astype(float) if trial == 3 else None
+        fractional = trial == 4
+        if fractional:
+            weights = rng.random(n) + 0.1
+        for depth, min_leaf in ((1, 1), (1, 3), (2, 1), (3, 1), (2, 4)):
+            out = {}
+            for wide in (False, True):
+                monkeypatch.setattr(kernels_wide, "WIDE_CLASSES", 2 if wide else 1000)
+                out[wide] = optimal_tree(X, y, depth, weights=weights, n_classes=k, min_leaf=min_leaf,
+                                         canonical_ties=True)
+            a, b = out[False], out[True]
+            assert a.status == b.status == "optimal"
+            if fractional:
+                assert a.cost == pytest.approx(b.cost, abs=1e-9)
+                assert errors(b.tree, X, y, weights) == pytest.approx(a.cost, abs=1e-9)
+            else:
+                assert a.tree == b.tree, (seed, trial, depth, min_leaf)
+                assert a.cost == b.cost and a.lower_bound == b.lower_bound
+
+
+def test_the_greedy_bound_of_many_classes_scores_splits_as_the_tensor_code():
+    """``kernels_wide.gini_wide`` against the (K, p, m) numpy formula it replaces."""
+    kernels = _kernels_module()
+    if kernels is None or not kernels.AVAILABLE:
+        pytest.skip("numba not installed")
+    from odt.backends.dp.contree.kernels_wide import gini_wide
+
+    rng = np.random.default_rng(7)
+    p, m, K = 3, 60, 9
+    cls = rng.integers(0, K, size=(p, m))
+    wts = rng.integers(1, 4, size=(p, m)).astype(float)
+    wts[1:] = wts[0]  # one set of rows in three orders: the same weight per row
+    cls[1:] = cls[0]
+    for f in (1, 2):
+        perm = rng.permutation(m)
+        cls[f], wts[f] = cls[0][perm], wts[0][perm]
+    tot = np.bincount(cls[0], weights=wts[0], minlength=K)
+    C = np.cumsum(np.stack([(cls == k) * wts for k in range(K)]), axis=2)
+    nL = C.sum(axis=0)
+    nR = tot.sum() - nL
+    R = tot[:, None, None] - C
+    with np.errstate(divide="ignore", invalid="ignore"):
+        want = (C * C).sum(axis=0) / nL + (R * R).sum(axis=0) / nR
+    score, gl, gr = gini_wide(cls, wts, tot)
+    inner = (nL > 0) & (nR > 0)
+    assert np.allclose(score[inner], want[inner]) and np.array_equal(gl, nL) and np.array_equal(gr, nR)
+
+
+def test_a_class_per_row_is_solved_without_class_sized_work():
+    """Issue 24: 10,000 rows, each its own class (1.6 GB of class weights per depth-two
+    node and seconds per evaluation before): the optimum of a depth-two tree, its four
+    leaves right, in seconds."""
+    kernels = _kernels_module()
+    if kernels is None or not kernels.AVAILABLE:
+        pytest.skip("numba not installed")
+    rng = np.random.default_rng(3)
+    n = 10_000
+    X = rng.random((n, 2))
+    y = np.arange(n)
+    res = optimal_tree(X, y, 1, n_classes=n)
+    assert res.status == "optimal" and res.cost == n - 2
+    res = optimal_tree(X[:2000], y[:2000], 2, n_classes=n)
+    assert res.status == "optimal" and res.cost == 2000 - 4
+    res = optimal_tree(X, y, 2, n_classes=n, time_limit=3)
+    assert res.cost == n - 4 and res.lower_bound <= res.cost and res.seconds < 10

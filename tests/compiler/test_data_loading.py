@@ -109,3 +109,87 @@ def test_the_feature_matrix_is_built_when_an_encoding_reads_it():
     assert prog.solve(backend="maxsat").objective == 0
     assert prog.dataset.X.shape == (4, 2)
     assert all(np.array_equal(prog.dataset.column(j), prog.dataset.X[:, j]) for j in range(2))
+
+
+# --------------------------------------------------------------------------- issue 24: cells at file:line:col
+
+
+def _check(tmp_path, csv_text: str, block: str = "target class") -> str:
+    """The rendered error of ``odtc check`` on a program reading ``csv_text``."""
+    from odt.cli import main
+    import contextlib
+    import io
+
+    _write(tmp_path, csv_text)
+    (tmp_path / "p.odt").write_text(f'data "d.csv" {{ {block} }}\nmodel tree(depth <= 1)\n')
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        assert main(["check", str(tmp_path / "p.odt")]) == 1
+    return err.getvalue()
+
+
+@pytest.mark.parametrize("cell, block, message", [
+    ("abc", "target class", "column 'b' is numeric but row 2 (line 3) holds 'abc'"),
+    ("inf", "target class", "column 'b' is numeric but row 2 (line 3) holds 'inf'"),
+    ("abc", "target class numeric b", "column 'b', row 2 (line 3): 'abc' is not a number"),
+    ("inf", "target class numeric b", "column 'b', row 2 (line 3): missing or non-finite value 'inf'"),
+    ("-inf", "target class binary b", "column 'b', row 2 (line 3): missing or non-finite value '-inf'"),
+    ("7", "target class binary b", "column 'b' is declared binary but row 2 (line 3) holds 7"),
+])
+def test_a_bad_cell_of_a_numeric_column_is_reported_at_its_file_line_and_column(tmp_path, cell, block, message):
+    """Issue 24: data errors for abc / inf in a numeric column had no place; they point at
+    the cell, with its line of the file and a caret."""
+    err = _check(tmp_path, f"a,b,class\n1,0,0\n22, {cell},1\n3,1,0\n4,0,1\n", block)
+    assert err.startswith(f"d.csv:3:5: error: {message}\n    22, {cell},1\n        {'^' * len(cell)}\n"), err
+
+
+def test_an_empty_cell_is_reported_at_its_place_and_says_how_to_declare_it(tmp_path):
+    err = _check(tmp_path, "a,b,class\n1,0,0\n2,,1\n")
+    assert err.startswith("d.csv:3:3: error: column 'b', row 2 (line 3): empty cell\n    2,,1\n      ^\n"), err
+    assert 'declare  missing ""' in err
+
+
+def test_blank_lines_keep_rows_and_file_lines_apart(tmp_path):
+    """numpy's reader skipped blank lines and then named row 2 as line 3 (it is line 5)."""
+    err = _check(tmp_path, "a,b,class\n1,0,0\n\n\n2,x,1\n3,1,0\n")
+    assert err.startswith("d.csv:5:3: error: column 'b' is numeric but row 2 (line 5) holds 'x'"), err
+
+
+@pytest.mark.parametrize("value", [10**30, 2**53 + 1, -(2**60)])
+def test_an_integer_beyond_2_to_53_is_refused_at_its_cell_not_merged(tmp_path, value):
+    """Issue 24: a column of 10**30 + i was read as one value (it vanished)."""
+    rows = "".join(f"{i % 3},{value + i if value > 0 else value - i},{i % 2}\n" for i in range(6))
+    err = _check(tmp_path, "a,big,class\n" + rows)
+    first = f"{value if value > 0 else value}"
+    assert err.startswith(f"d.csv:2:3: error: column 'big', row 1 (line 2): the integer {first} is larger than "
+                          f"2^53 = 9007199254740992"), err
+    assert "categorical big" in err
+    (tmp_path / "p.odt").write_text('data "d.csv" { target class categorical big }\nmodel tree(depth <= 1)\n')
+    assert len(odt.compile_file(tmp_path / "p.odt").dataset.features) == 2 + 6  # two cuts of a, six categories of big
+
+
+@pytest.mark.parametrize("column", [
+    [10**30 + i for i in range(6)],  # Python integers
+    np.array([2**60 + i for i in range(6)], dtype=np.int64),
+    np.array([2**63 + i for i in range(6)], dtype=np.uint64),
+])
+def test_integers_beyond_2_to_53_from_python_are_refused_with_column_and_row(column):
+    with pytest.raises(OdtDataError, match=r"<data>: column 'big', row 1: the integer \d+ is larger than 2\^53"):
+        odt.compile("model tree(depth <= 1)\n", data={"big": column, "class": [0, 1, 0, 1, 0, 1]})
+
+
+def test_integers_within_2_to_53_and_large_floats_are_numbers():
+    prog = odt.compile("model tree(depth <= 1)\n", data={"a": [2**53 - i for i in range(4)],
+                                                           "b": [1e30 * (i + 1) for i in range(4)], "class": [0, 1, 0, 1]})
+    assert len(prog.dataset.features) == 6
+
+
+def test_a_classifier_still_routes_a_large_integer_it_is_given(tmp_path):
+    """Only training refuses it: compared with thresholds within 2^53, it goes to the right side."""
+    clf = odt.compile("model tree(depth <= 1)\n", data={"a": [1, 2, 3, 4], "class": [0, 0, 1, 1]}).solve().classifier
+    assert clf.predict({"a": [10**30, 1]}).tolist() == [1, 0]
+
+
+def test_integer_labels_keep_their_exact_value():
+    prog = odt.compile("model tree(depth <= 1)\n", data={"a": [0, 1, 0, 1], "class": [10**30, 10**30 + 1] * 2})
+    assert prog.dataset.classes == (10**30, 10**30 + 1)

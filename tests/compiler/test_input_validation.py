@@ -157,6 +157,35 @@ def test_long_and_deeply_nested_expressions_need_no_recursion(folder):
     assert prog.checked.groups["g"].sum() == sum(r.split(",")[2] == "1" for r in DATA.read_text().splitlines()[1:])
 
 
+@pytest.mark.parametrize("formula, uses_age", [
+    ("not (" * 1000 + "uses age" + ")" * 1000, True),  # an even number of nots
+    ("not (" * 999 + "uses age" + ")" * 999, False),
+    ("not (uses smoker or " * 600 + "uses age" + ")" * 600, None),  # and/or/not nested 1,200 deep
+])
+@pytest.mark.parametrize("backend", ["dp", "maxsat"])
+def test_a_uses_formula_nested_a_thousand_deep_is_solved_on_dp_and_the_solvers(folder, formula, uses_age, backend):
+    """Issue 24: 1,000 nested not passed check and was a RecursionError on dp (and an
+    alternating and/or/not one on maxsat too)."""
+    prog = odt.compile(f'data "data.csv" {{ target class }}\nmodel tree(depth <= 1)\nsubject to {{ {formula} }}\n',
+                       base_dir=folder)
+    res = prog.solve(backend=backend)
+    assert res.status == "optimal" and res.verified
+    if uses_age is not None:
+        assert ("age" in res.classifier.features_used()) == uses_age
+    plain = odt.compile('data "data.csv" { target class }\nmodel tree(depth <= 1)\n'
+                        f'subject to {{ {"uses age" if uses_age else "not (uses age)"} }}\n', base_dir=folder)
+    if uses_age is not None:
+        assert res.objective == plain.solve(backend=backend).objective
+
+
+def test_abs_nested_too_deep_is_an_error_at_the_abs(folder, capsys):
+    deep = "abs(" * 40 + "errors - 3" + ")" * 40
+    code, err = check(folder, f'data "data.csv" {{ target class }}\nmodel tree(depth <= 1)\nsubject to {{ {deep} <= 5 }}\n',
+                      capsys)
+    assert code == 1 and f"p.odt:3:{14 + 4 * 32}: error: abs(...) nested more than 32 deep" in err
+    assert "Traceback" not in err and "internal" not in err
+
+
 @pytest.mark.parametrize("backend", ["dp", "maxsat", "cp", "milp"])
 def test_a_constraint_the_data_cannot_meet_is_infeasible_on_every_backend(folder, backend):
     prog = odt.compile('data "data.csv" { target class }\nmodel tree(depth <= 2)\n'

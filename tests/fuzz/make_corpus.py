@@ -14,9 +14,13 @@
   training row had: ``odtc predict`` refuses it, naming column and row — also for a model
   saved without the record of its training categories (``seen``), with either
   ``--unknown``.
+* ``accepted/*.odt`` (and their CSVs): hostile but valid inputs that once crashed (issue
+  24: formulas nested a thousand deep, a class per row, empty cells marked missing):
+  ``odtc solve`` must answer them, exit 0, within a 5 s time limit.
 
-Every file must make ``odtc`` exit 1 with a positioned (``file:line:col``) or
-column/row message, never 2 (an internal error): tests/fuzz/test_corpus.py.
+Every file of the first three must make ``odtc`` exit 1 with a positioned
+(``file:line:col``) or column/row message, never 2 (an internal error):
+tests/fuzz/test_corpus.py.
 """
 from __future__ import annotations
 
@@ -218,6 +222,7 @@ NAMED: dict[str, str] = {
     "deep_uses_typo": HEAD + MODEL + "subject to { " + "not " * 200 + "uses agee }\n",
     "deep_and_typo": HEAD + "group g = " + " and ".join(["smoker == 1"] * 400) + " and smokr == 1\n" + MODEL,
     "deep_products": HEAD + MODEL + "minimize " + " * ".join(["2"] * 300) + " * errors\n",
+    "deep_abs": HEAD + MODEL + "subject to { " + "abs(" * 40 + "errors - 3" + ")" * 40 + " <= 5 }\n",
     # syntax, hand-picked
     "syntax_model_no_parens": HEAD + "model tree\n",
     "syntax_subject_no_to": HEAD + MODEL + "subject { errors <= 3 }\n",
@@ -253,6 +258,36 @@ SOLVE: dict[str, str] = {
     "leaves_zero": HEAD + MODEL + "subject to { leaves <= 0 }\n",
     "nodes_negative": HEAD + MODEL + "subject to { nodes <= -1 }\n",
 }
+
+# hostile but valid: solved with exit 0 within a 5 s limit (issue 24)
+ONE = "model tree(depth <= 1)\n"
+ACCEPTED: dict[str, str] = {
+    "uses_not_1000_dp": HEAD + ONE + "subject to { " + "not (" * 1000 + "uses age" + ")" * 1000 + " }\nsolve dp\n",
+    "uses_alternating_dp": HEAD + ONE + "subject to { " + "not (uses job or " * 600 + "uses age" + ")" * 600
+                           + " }\nsolve dp\n",
+    "uses_alternating_maxsat": HEAD + ONE + "subject to { " + "not (uses job or " * 600 + "uses age" + ")" * 600
+                               + " }\nsolve maxsat\n",
+    "group_not_3000": HEAD + "group g = " + "not (" * 3000 + "smoker == 1" + ")" * 3000 + "\n" + ONE
+                      + "subject to { errors(g) <= 100 }\nsolve dp\n",
+    "missing_empty_learn": 'data "empty_cells.csv" { target class missing "" (learn) }\n' + MODEL,
+    "missing_empty_drop": 'data "empty_cells.csv" { target class missing "" (drop) }\n' + MODEL,
+    "many_classes_dp": 'data "many_classes.csv" { target class }\n' + MODEL,
+    "many_classes_streed": 'data "many_classes_binary.csv" { target class }\n' + MODEL
+                           + "subject to { leaves <= 3 }\n",
+}
+
+
+def accepted_csvs() -> dict[str, bytes]:
+    """The data of ``ACCEPTED``: deterministic, a class per row in the two many_classes files."""
+    import random
+
+    rnd = random.Random(24)
+    many = ["a,b,class"] + [f"{rnd.random():.6f},{rnd.random():.6f},c{i}" for i in range(2000)]
+    binary = ["f0,f1,f2,f3,f4,f5,class"] + [",".join(str(rnd.randint(0, 1)) for _ in range(6)) + f",c{i}"
+                                             for i in range(3000)]
+    empty = ["a,job,class", "1,x,0", "2,,1", ",y,0", "4,x,1", "5,y,1", ",,0", "7,x,1", "8,y,0"]
+    return {"many_classes": _rows(*many), "many_classes_binary": _rows(*binary), "empty_cells": _rows(*empty)}
+
 
 STRAY = ["@", "$", ";", "&", "|", "?", "!", "%", "^", "~", "\\"]
 
@@ -490,6 +525,8 @@ def bad_csvs() -> dict[str, tuple[bytes, str]]:
         for c in range(width):
             empty = cells[:c] + [""] + cells[c + 1:]
             out[f"empty_cell_row{r}_col{c}"] = (_rows(*GOOD[:r], ",".join(empty), *GOOD[r + 1:]), spec)
+        out[f"age_bigint_row{r}"] = (_rows(*GOOD[:r], ",".join([str(10**30 + r)] + cells[1:]), *GOOD[r + 1:]),
+                                     spec)  # beyond 2^53: float64 would merge it (issue 24)
         for bad in ("abc", "nan", "inf", "1e400", "NA"):
             changed = [bad] + cells[1:]
             out[f"age_{bad.lower()}_row{r}"] = (_rows(*GOOD[:r], ",".join(changed), *GOOD[r + 1:]),
@@ -502,12 +539,13 @@ def bad_csvs() -> dict[str, tuple[bytes, str]]:
 
 def main() -> None:
     if ROOT.exists():
-        for sub in ("programs", "csv", "models", "unseen"):
+        for sub in ("programs", "csv", "models", "unseen", "accepted"):
             shutil.rmtree(ROOT / sub, ignore_errors=True)
     (ROOT / "programs").mkdir(parents=True, exist_ok=True)
     (ROOT / "csv").mkdir(exist_ok=True)
     (ROOT / "models").mkdir(exist_ok=True)
     (ROOT / "unseen").mkdir(exist_ok=True)
+    (ROOT / "accepted").mkdir(exist_ok=True)
     programs = {**NAMED, **mutated_programs()}
     for name, text in programs.items():
         (ROOT / "programs" / f"{name}.odt").write_text(text)
@@ -526,8 +564,12 @@ def main() -> None:
     for name, content in UNSEEN_MODELS.items():
         (ROOT / "unseen" / f"{name}.json").write_bytes(content)
     (ROOT / "unseen" / "rows.csv").write_text(UNSEEN_ROWS)
+    for name, text in ACCEPTED.items():
+        (ROOT / "accepted" / f"{name}.odt").write_text(text)
+    for name, content in accepted_csvs().items():
+        (ROOT / "accepted" / f"{name}.csv").write_bytes(content)
     print(f"{len(programs) + 2 + len(SOLVE)} programs, {len(cases)} CSV files, {len(models)} model files, "
-          f"{len(UNSEEN_MODELS)} models for unseen categories")
+          f"{len(UNSEEN_MODELS)} models for unseen categories, {len(ACCEPTED)} accepted programs")
 
 
 if __name__ == "__main__":

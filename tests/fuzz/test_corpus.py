@@ -3,7 +3,8 @@ malformed program, bad CSV and file that is not an odt model makes ``odtc`` exit
 message that says where — ``file:line:col`` for a program, the column and row (or line)
 for a CSV, the model file for a model — and never 2, an internal error; a row whose
 category no training row had is refused by every model, also one saved without the
-record of its training categories; and no command's ``-o`` overwrites one of its inputs.
+record of its training categories; no command's ``-o`` overwrites one of its inputs; and
+every hostile but valid input of ``accepted/`` is solved, exit 0, within its 5 s time limit.
 
 The corpus runs in-process through ``odt.cli.main`` (hundreds of files in seconds); a few
 cases also run as real ``odtc`` processes."""
@@ -14,6 +15,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,7 @@ PROGRAMS = sorted(p.name for p in (CORPUS / "programs").glob("*.odt"))
 CSV_CASES = json.loads((CORPUS / "csv" / "cases.json").read_text())
 MODELS = sorted(p.name for p in (CORPUS / "models").glob("*.json"))
 UNSEEN = sorted(p.name for p in (CORPUS / "unseen").glob("*.json"))
+ACCEPTED = sorted(p.name for p in (CORPUS / "accepted").glob("*.odt"))
 
 POSITIONED = re.compile(r"^\S+:\d+:\d+: error: ", re.M)
 COLUMN_OR_ROW = re.compile(r"column '[^']*'|\brow \d+|\bline \d+")
@@ -44,6 +47,7 @@ def test_the_corpus_is_as_large_as_issue_18_asks():
     assert len(PROGRAMS) >= 250
     assert len(CSV_CASES) >= 60
     assert len(MODELS) >= 20
+    assert len(ACCEPTED) >= 8
 
 
 @pytest.mark.parametrize("name", PROGRAMS)
@@ -103,6 +107,20 @@ def test_no_command_writes_over_one_of_its_inputs(argv, inputs, tmp_path, capsys
         assert_user_error(code, err)
         assert f"-o '{target}' would overwrite" in err, err
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+@pytest.mark.parametrize("name", ACCEPTED)
+def test_a_hostile_but_valid_input_is_solved_within_its_time_limit(name, capsys, monkeypatch):
+    """Issue 24: a uses formula nested a thousand deep (a RecursionError on dp), a class per
+    row (a segfault past the time limit), empty cells declared  missing ""  (ignored)."""
+    monkeypatch.chdir(CORPUS / "accepted")
+    started = time.perf_counter()
+    code = main(["solve", name, "--time-limit", "5", "--quiet"])
+    wall = time.perf_counter() - started
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "verified    yes" in out and "Traceback" not in err
+    assert wall <= 5 * 1.5 + 3, f"{wall:.1f} s"  # the README's 5% + 1 s, with room for a shared machine
 
 
 @pytest.mark.parametrize("argv", [

@@ -78,6 +78,23 @@ def test_explain_holds_the_time_limit_and_says_when_it_is_undecided(tmp_path):
     assert "undecided" in run.stderr or "infeasible" in run.stdout
 
 
+@pytest.mark.slow  # a whole odtc process that runs to its limit
+def test_the_time_limit_holds_for_dp_on_raw_thresholds_with_a_node_cap(tmp_path):
+    """The STreeD-style search on raw thresholds (every midpoint a candidate: ~1,200 on
+    Pima) ran 211-281 s under a 10 s limit: its root loop solved two depth-two children
+    per candidate, a compiled call each, without looking at the clock (issue 24)."""
+    pima = ROOT / "examples" / "data" / "pima-indians-diabetes.csv"
+    prog = tmp_path / "p.odt"
+    prog.write_text(f'data "{pima}" {{ target class }}\nmodel tree(depth <= 3, nodes <= 5)\nminimize errors\n')
+    started = time.perf_counter()
+    run = subprocess.run([str(ODTC), "solve", str(prog), "--backend", "dp", "--time-limit", str(LIMIT), "--json",
+                          "--quiet"], capture_output=True, text=True, timeout=300)
+    wall = time.perf_counter() - started
+    assert run.returncode == 0, run.stderr
+    assert wall <= LIMIT * 1.5 + 5, f"{wall:.1f} s for a {LIMIT:g} s limit"
+    assert json.loads(run.stdout)["status"] in ("optimal", "feasible")
+
+
 @pytest.mark.slow  # whole odtc processes that run to their limit
 @pytest.mark.parametrize("sig, backend, code", [(signal.SIGINT, "maxsat", 130), (signal.SIGTERM, "cp", 143),
                                              (signal.SIGINT, "milp", 130), (signal.SIGINT, "dp", 130),
@@ -137,6 +154,52 @@ def test_a_deadline_inside_an_import_waits_for_the_import_to_finish(tmp_path, mo
                 sum(range(1000))
     assert sys.modules["odt_slow_module"].READY
     del sys.modules["odt_slow_module"]
+
+_BOXING = """
+import os, signal, sys, threading, time
+import numpy as np
+from numba import njit
+from odt.compiler import limits
+
+@njit(nogil=True)
+def spin(n):  # a long compiled call without the GIL that returns arrays, as the dp kernels do
+    a = np.zeros(3)
+    b = np.zeros(3)
+    x = 0.0
+    for i in range(n):
+        x = (x * 0.999999 + i) % 1e6
+    a[0] = x
+    return a, b
+
+spin(10)
+started = time.perf_counter()
+spin(10**7)
+n = int(1.5 * 10**7 / (time.perf_counter() - started))  # about 1.5 s
+try:
+    alarm = sys.argv[1] == "alarm"
+    with limits.time_limit(0.1) if alarm else limits.signals():  # the hard deadline passes while spin runs
+        if not alarm:
+            threading.Timer(0.3, os.kill, (os.getpid(), getattr(signal, sys.argv[1]))).start()
+        out = spin(n)  # the stop lands when it has returned: here or in the loop below
+        while True:
+            sum(range(1000))
+except limits.Stopped as e:
+    print("stopped:", e.reason)
+"""
+
+
+@pytest.mark.parametrize("how, reason", [("alarm", "time limit"), ("SIGINT", "interrupt"), ("SIGTERM", "terminate")])
+def test_a_stop_during_a_compiled_kernel_lands_after_its_result_is_returned(tmp_path, how, reason):
+    """Issue 24: numba runs Python code while it boxes a kernel's returned arrays and does
+    not check it for an exception; a stop raised there was a SystemError or, with more
+    arrays (the depth-two search returns 24), a segfault. The stop now waits until the
+    result is back in Python."""
+    script = tmp_path / "boxing.py"
+    script.write_text(_BOXING)
+    run = subprocess.run([sys.executable, str(script), how], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and run.stderr == "", run.stderr  # no SystemError, no segfault
+    assert run.stdout == f"stopped: {reason}\n"
+
 
 def test_scopes_nest_and_only_shrink():
     with limits.time_limit(100):

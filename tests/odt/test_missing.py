@@ -26,16 +26,15 @@ def test_without_a_declaration_a_marked_numeric_cell_names_column_row_and_the_de
         odt.compile(_program(""))
     first = exc.value.diagnostics[0]
     assert first.message.endswith("column 'STEROID' is numeric but row 4 (line 5) holds '?'")
-    assert 'missing "?" (learn)' in first.hint and "(drop)" in first.hint
+    assert 'missing "?"  (each split learns where it goes' in first.hint and "(drop)" in first.hint
 
 
-def test_markers_without_a_policy_still_refuse_a_missing_number_and_say_how_to_accept_it():
-    with pytest.raises(OdtDataError) as exc:
-        odt.compile(_program('missing "?"'))
-    first = exc.value.diagnostics[0]
-    assert "column 'STEROID', row 4 (line 5): missing value '?' in a numeric column" in first.message
-    assert first.span is not None and first.span.quote() == 'missing "?"'
-    assert 'missing "?" (learn)' in first.hint and "(drop)" in first.hint and "categorical STEROID" in first.hint
+def test_markers_without_a_policy_learn_a_direction_as_scikit_learn_trees_do():
+    alone = odt.compile(_program('missing "?"')).solve()  # was: refused until (learn) or (drop) was named
+    learned = odt.compile(_program('missing "?" (learn)')).solve()
+    assert alone.objective == learned.objective and alone.classifier == learned.classifier
+    assert alone.classifier.predict(DATA / "hepatitis.csv").tolist() == \
+        learned.classifier.predict(DATA / "hepatitis.csv").tolist()
 
 
 @pytest.mark.parametrize("backend", ["dp", "maxsat", "cp", "milp"])
@@ -118,7 +117,7 @@ def test_python_data_nan_and_none_are_missing_once_declared():
     assert {f.category for f in prog.dataset.features if f.column == "c"} == {"?", "a", "b"}
     with pytest.raises(OdtDataError, match=r"column 'x', row 3: missing value \(NaN\)") as exc:
         odt.compile(text.replace(' missing "?" (drop)', ""), data=df)
-    assert 'missing "?" (drop)' in exc.value.diagnostics[0].hint
+    assert 'missing "?"  (NaN and None count as missing' in exc.value.diagnostics[0].hint
 
 
 def test_the_estimator_takes_missing_cells_with_missing_drop():
@@ -127,7 +126,7 @@ def test_the_estimator_takes_missing_cells_with_missing_drop():
     df = pd.read_csv(DATA / "credit-approval.csv", na_values="?")
     X, y = df.drop(columns="class"), df["class"]
     with pytest.raises(ValueError, match=r"column 'A1', row \d+: missing value"):
-        ODTClassifier(max_depth=1).fit(X, y)
+        ODTClassifier(max_depth=1, missing="error").fit(X, y)
     est = ODTClassifier(max_depth=2, missing="drop").fit(X, y)
     assert est.verified_ and len(est.result_.classifier.features) > 0
     numbers_present = X[["A2", "A14"]].notna().all(axis=1)
@@ -146,3 +145,27 @@ def test_the_estimator_learns_where_missing_numbers_go():
     direct = odt.compile(_program('missing "?" (learn)')).solve()
     assert est.objective_ == direct.objective  # every row kept, as the program
     assert (est.predict(X) == direct.classifier.predict(pd.read_csv(DATA / "hepatitis.csv", dtype=str))).all()
+
+
+def test_an_empty_marker_makes_empty_cells_missing_for_training_and_prediction(tmp_path):
+    """Issue 24: ``missing "" (learn)`` was ignored (an empty cell stayed an error). An empty
+    marker means an empty cell: a number that each split learns to route, a category of
+    its own; a classifier predicts rows with empty cells as it was trained to."""
+    (tmp_path / "e.csv").write_text("a,job,class\n1,x,0\n2,,1\n,y,0\n4,x,1\n5,y,1\n,,0\n7,x,1\n8,y,0\n")
+    prog = odt.compile('data "e.csv" { target class missing "" (learn) categorical job }\nmodel tree(depth <= 2)\n'
+                       "subject to { uses job }\n", base_dir=tmp_path)
+    assert 'job == ""' in [f.name for f in prog.dataset.features]
+    res = prog.solve(backend="dp")
+    assert res.verified and res.train_errors == 0
+    assert "(missing: yes)" in res.classifier.to_text()
+    assert res.classifier.predict(str(tmp_path / "e.csv")).tolist() == [0, 1, 0, 1, 1, 0, 1, 0]
+    dropped = odt.compile('data "e.csv" { target class missing "" (drop) }\nmodel tree(depth <= 1)\n', base_dir=tmp_path)
+    assert dropped.dataset.dropped_rows == (2, 5)
+
+
+def test_without_an_empty_marker_an_empty_cell_is_an_error_that_names_the_declaration(tmp_path):
+    (tmp_path / "e.csv").write_text("a,class\n1,0\n,1\n3,0\n")
+    with pytest.raises(OdtDataError, match=r"column 'a', row 2 \(line 3\): empty cell") as exc:
+        odt.compile('data "e.csv" { target class missing "?" (learn) }\nmodel tree(depth <= 1)\n', base_dir=tmp_path)
+    assert 'missing ""' in exc.value.diagnostics[0].hint
+    assert exc.value.diagnostics[0].span.location() == "e.csv:3:1"

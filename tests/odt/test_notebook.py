@@ -50,6 +50,7 @@ def test_a_fitted_estimator_shows_its_classifier_and_an_unfitted_one_its_paramet
     est = ODTClassifier(max_depth=2)
     assert est._repr_svg_() is None
     est.fit(df.drop(columns="class"), df["class"])
-    assert est._repr_svg_() == est.classifier_._repr_svg_()
+    assert est._repr_svg_() != est.classifier_._repr_svg_()  # the same tree, with its training counts
+    assert "value = [50, 50, 50]" in est._repr_svg_() and "value" not in est.classifier_._repr_svg_()
     bundle = est._repr_mimebundle_()
     assert "status <b>optimal</b>" in bundle["text/html"] and bundle["image/svg+xml"].startswith("<svg")

@@ -168,12 +168,48 @@ def test_bad_input_is_a_clear_value_error(bmi):
     bad = X.copy()
     bad.loc[3, "Weight"] = np.nan
     with pytest.raises(ValueError, match=r"column 'Weight', row 4: missing value") as missing:
-        ODTClassifier().fit(bad, y)
+        ODTClassifier(missing="error").fit(bad, y)
     assert "ODTClassifier(missing='learn')" in str(missing.value)  # the estimator's knob, not a data block
     with pytest.raises(odt.OdtError, match=r"<ODTClassifier>:\d+:\d+: error: unknown feature 'Wieght'"):
         ODTClassifier(constraints="every path: Height before Wieght").fit(X, y)
     with pytest.raises(ValueError, match="X has 2 features, but ODTClassifier is expecting 3"):
         ODTClassifier(max_depth=1).fit(X, y).predict(X.to_numpy()[:, :2])
+
+
+@pytest.mark.parametrize("labels, shown", [([0.0, 1.0, np.nan, 1.0, 0.0, 1.0], "NaN"),
+                                           (np.array(["a", "b", None, "b", "a", "b"], dtype=object), "None")])
+def test_a_missing_label_is_an_input_error_at_its_row(labels, shown):
+    """Issue 24: NaN in y gave scikit-learn's bare ValueError (and None "Unknown label type")."""
+    from odt.compiler.errors import OdtInputError
+
+    X = np.array([[0.0], [1.0], [0.0], [1.0], [0.0], [1.0]])
+    with pytest.raises(OdtInputError, match=rf"y has a missing label \({shown}\) at row 3"):
+        ODTClassifier(max_depth=1).fit(X, labels)
+    with pytest.raises(ValueError):  # what scikit-learn code catches
+        ODTClassifier(max_depth=1).fit(X, labels)
+
+
+def test_scikit_learns_own_input_checks_are_odt_input_errors_too():
+    from odt.compiler.errors import OdtInputError, OdtInputTypeError
+
+    X = np.array([[0.0], [1.0], [0.0], [1.0]])
+    with pytest.raises(OdtInputError, match="Unknown label type: continuous"):
+        ODTClassifier().fit(X, [0.5, 1.5, 0.2, 0.1])
+    with pytest.raises(OdtInputError, match="Expected 2D array"):
+        ODTClassifier().fit(X[:, 0], [0, 1, 0, 1])
+    with pytest.raises(OdtInputTypeError, match="requires y to be passed, but the target y is None"):
+        ODTClassifier().fit(X, None)
+
+
+@pytest.mark.parametrize("as_frame", [False, True])
+def test_an_integer_column_beyond_2_to_53_is_refused_not_rounded(as_frame):
+    """Issue 24: float64 would merge 2**60 + i into one value."""
+    from odt.compiler.errors import OdtInputError
+
+    X = np.array([[2**60 + i, i % 3] for i in range(8)], dtype=np.int64)
+    with pytest.raises(OdtInputError, match=r"column '(x0|big)', row 1: the integer 1152921504606846976 is larger"):
+        ODTClassifier(max_depth=1).fit(pd.DataFrame(X, columns=["big", "small"]) if as_frame else X,
+                                       [0, 1, 0, 1, 0, 1, 1, 0])
 
 
 def test_the_fitted_classifier_shows_and_predicts_the_labels_of_y():
@@ -221,9 +257,10 @@ def test_unknown_majority_predicts_the_training_majority_class_with_its_frequenc
 
 def test_unknown_must_be_error_or_majority(bmi):
     X, y = bmi
-    with pytest.raises(ValueError, match="unknown='ignore': expected 'error'"):
+    with pytest.raises(ValueError, match=r"The 'unknown' parameter of ODTClassifier must be a str among .*'error'.*"
+                                         r"Got 'ignore' instead"):
         ODTClassifier(unknown="ignore").fit(X, y)
     est = ODTClassifier(max_depth=1).fit(X, y).set_params(unknown="skip")
-    with pytest.raises(ValueError, match="unknown='skip'"):
+    with pytest.raises(ValueError, match="The 'unknown' parameter .* Got 'skip' instead"):
         est.predict(X)
     assert clone(ODTClassifier(unknown="majority")).unknown == "majority"

@@ -37,7 +37,9 @@ def program(tmp_path: Path) -> Path:
 def test_a_local_cluster_gives_the_same_per_fold_numbers_as_a_sequential_run(program, tmp_path):
     sequential = odt.sweep(program, GRID, folds=3, scheduler=None)
     distributed = odt.sweep(program, GRID, folds=3, scheduler="local", output=tmp_path / "s.csv")
-    assert len(sequential) == len(distributed) == 2 * 2 * 3
+    automatic = odt.sweep(program, GRID, folds=3)  # the default: small work, run in this process
+    assert len(sequential) == len(distributed) == len(automatic) == 2 * 2 * 3
+    pd.testing.assert_frame_equal(sequential.drop(columns="seconds"), automatic.drop(columns="seconds"))
     measured = ["train_accuracy", "test_accuracy", "size", "leaves", "depth", "status", "gap", "objective"]
     pd.testing.assert_frame_equal(sequential[KEY + measured], distributed[KEY + measured])
     streamed = pd.read_csv(tmp_path / "s.csv").sort_values(KEY).reset_index(drop=True)
@@ -118,3 +120,13 @@ def test_a_setting_with_a_fold_that_found_no_classifier_ranks_after_complete_one
 def test_more_folds_than_rows_of_a_class_warns(program, tmp_path):
     with pytest.warns(UserWarning, match="fewer than the 60 folds"):
         odt.sweep(program, {"depth": [1]}, folds=60, scheduler=None)
+
+
+def test_a_cluster_starts_only_when_the_work_left_pays_for_its_start_up():
+    from odt.sweeps import DASK_STARTUP, dask_pays
+
+    # two workers: the cluster pays once the sequential work left exceeds twice its start-up
+    assert not dask_pays(0.3 * 8, 8, 9, 2)  # issue 28's 9-task grid: 0.3 s a task
+    assert dask_pays(1.0, 1, int(2 * DASK_STARTUP) + 2, 2)
+    assert not dask_pays(1.0, 1, 1000, 1)  # one core: never
+    assert not dask_pays(0.0, 0, 1000, 2)  # nothing measured yet

@@ -26,6 +26,10 @@ from typing import Iterator
 
 import numpy as np
 
+#: more classes than this: ``single_errors`` counts per feature instead of multiplying by
+#: the rows x classes weight matrix
+WIDE_CLASSES = 64
+
 
 @dataclass(frozen=True)
 class Rows:
@@ -107,13 +111,18 @@ def bayes_errors(rows: Rows) -> float:
 
 
 def cell_errors_of_groups(rows: Rows, key: np.ndarray) -> float:
+    """Errors of predicting the majority class of each group of equal ``key`` rows; the
+    weights are summed per (group, class) present, never in a groups x classes table
+    (a class per row would make it rows^2, issue 24)."""
     if rows.X.shape[0] == 0:
         return 0.0
     _, inv = np.unique(row_keys(key), return_inverse=True)
-    inv = inv.reshape(-1)
-    table = np.zeros((inv.max() + 1, rows.n_classes))
-    np.add.at(table, (inv, rows.y), rows.w)
-    return float((table.sum(axis=1) - table.max(axis=1)).sum())
+    pair, at = np.unique(inv.reshape(-1).astype(np.int64) * rows.n_classes + rows.y, return_inverse=True)
+    weight = np.bincount(at.reshape(-1), weights=rows.w, minlength=len(pair))  # in row order, as np.add.at
+    group = pair // rows.n_classes
+    largest = np.zeros(int(group[-1]) + 1)
+    np.maximum.at(largest, group, weight)
+    return float((np.bincount(group, weights=weight) - largest).sum())
 
 
 def _dtype(rows: Rows) -> type:
@@ -142,7 +151,16 @@ def subset_errors(rows: Rows, subsets: np.ndarray) -> np.ndarray:
 
 
 def single_errors(rows: Rows) -> np.ndarray:
-    """(p,): errors of each one-feature BDD (H = 1)."""
+    """(p,): errors of each one-feature BDD (H = 1): one product with the rows x classes
+    weight matrix for a few classes, else one weighted count per feature."""
+    if rows.n_classes > WIDE_CLASSES:
+        totals = rows.class_totals()
+        out = np.empty(rows.X.shape[1])
+        for f in range(rows.X.shape[1]):
+            col = rows.X[:, f]
+            present = np.bincount(rows.y[col], weights=rows.w[col], minlength=rows.n_classes)
+            out[f] = rows.total - present.max() - (totals - present).max()
+        return out
     Wc = np.zeros((rows.X.shape[0], rows.n_classes))
     Wc[np.arange(len(rows.y)), rows.y] = rows.w
     ones = rows.X.T.astype(float) @ Wc  # (p, C)
@@ -196,25 +214,25 @@ def pair_errors(rows: Rows, prefix: tuple[int, ...], cols: slice | np.ndarray,
             acc += np.abs(t - dl[:, None] - dr[None, :] + D)
             best += acc
         best = (dt(rows.total) + best) / 2
-    else:
-        for k in np.unique(kq):
-            in_k = kq == k
-            stats = []
-            for c in range(rows.n_classes):
-                sel = in_k & (rows.y == c)
-                if not sel.any():
-                    continue
-                A = Xr[sel].astype(dt)
-                L = A if left is None else Xl[sel].astype(dt)
-                wc = rows.w[sel].astype(dt)
-                G = (L * wc[:, None]).T @ A  # N11
-                stats.append((G, wc @ L, wc @ A, dt(wc.sum())))
+    else:  # the (Q-cell, class) groups present, in order: no pass per absent class (issue 24)
+        order = np.lexsort((rows.y, kq))
+        ks, ys = kq[order], rows.y[order]
+        cut = np.flatnonzero((ks[1:] != ks[:-1]) | (ys[1:] != ys[:-1])) + 1
+        starts, ends = np.r_[0, cut], np.r_[cut, len(order)]
+        mx: list = [None] * 4  # per sub-cell of the current Q-cell: the largest class weight so far
+        for a, b in zip(starts.tolist(), ends.tolist()):
+            sel = order[a:b]
+            A = Xr[sel].astype(dt)
+            L = A if left is None else Xl[sel].astype(dt)
+            wc: np.ndarray = rows.w[sel].astype(dt)
+            G = (L * wc[:, None]).T @ A  # N11
+            dl, dr, tot = wc @ L, wc @ A, dt(wc.sum())
             for q in range(4):  # the four sub-cells of k: (f, g) in 11, 10, 01, 00
-                mx = None
-                for G, dl, dr, tot in stats:
-                    v = G if q == 0 else dl[:, None] - G if q == 1 else dr[None, :] - G if q == 2 \
-                        else tot - dl[:, None] - dr[None, :] + G
-                    mx = v if mx is None else np.maximum(mx, v)
-                if mx is not None:
-                    best += mx
+                v = G if q == 0 else dl[:, None] - G if q == 1 else dr[None, :] - G if q == 2 \
+                    else tot - dl[:, None] - dr[None, :] + G
+                mx[q] = v if mx[q] is None else np.maximum(mx[q], v)
+            if b == len(order) or ks[b] != ks[a]:  # the Q-cell is complete
+                for q in range(4):
+                    best += mx[q]
+                mx = [None] * 4
     return (rows.total - best).astype(np.float64)

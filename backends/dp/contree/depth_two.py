@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import numpy as np
 
 from .bounds import _FeatState, _Incumbent
-from .loader import _load_answer_kernels, _load_kernels
+from .loader import _load_answer_kernels, _load_kernels, _load_wide_kernels
 from .node import _Node
 from .tree import DPLeaf, DPNode, DPSplit, PruningRules, _LazyD2
 
@@ -36,6 +36,7 @@ class DepthTwo:
         d_strict: float
         d_tie: float
         compiled: bool
+        wide: bool
         d2_sequential: bool
         batch_elems: int
         round_elems: int
@@ -66,6 +67,8 @@ class DepthTwo:
         m = node.m
         if cost_leaf <= 0.0 or m < 2 * self.min_leaf or m < 2:
             return cost_leaf, DPLeaf(label)
+        if self.wide:
+            return self._depth_one_wide(node, cost_leaf, label)
         C = self.call(node)  # (K, p, m)
         tot = C[:, 0, -1]
         err = _two_side_errors(C, tot)
@@ -83,6 +86,26 @@ class DepthTwo:
         lab_r = int(np.argmax(tot - C[:, f, z]))
         return best, DPSplit(f, self.threshold(node, f, z), DPLeaf(lab_l), DPLeaf(lab_r))
 
+    def _depth_one_wide(self, node: _Node, cost_leaf: float, label: int) -> tuple[float, DPNode]:
+        """:meth:`depth_one` for many classes (``kernels_wide``): the same values, without
+        the (K, p, m) class-weight tensor."""
+        m = node.m
+        cls, wts = self.class_weights(node)
+        valid = self.valid_positions(node)
+        if self.min_leaf > 1:
+            pos = np.arange(1, m + 1)
+            valid &= ((pos >= self.min_leaf) & (m - pos >= self.min_leaf))[None, :]
+        err = _load_wide_kernels().depth_one_wide(cls, wts, valid, self.K, float(self.big))
+        best = float(err.min())
+        if not best < cost_leaf - self.d_strict / 2:  # a leaf wins ties
+            return cost_leaf, DPLeaf(label)
+        flat = int(np.flatnonzero(err.ravel() <= best + self.tol / 2)[0])
+        f, z = divmod(flat, m)
+        left = np.bincount(cls[f, : z + 1], weights=wts[f, : z + 1], minlength=self.K)
+        tot = np.bincount(cls[f], weights=wts[f], minlength=self.K)
+        return best, DPSplit(f, self.threshold(node, f, z), DPLeaf(int(np.argmax(left))),
+                             DPLeaf(int(np.argmax(tot - left))))
+
     def d2_split(self, node: _Node, f1: int, P: np.ndarray, z: int, want_tree: bool):
         """Alg. 2 ``D2Split(D, f1, w)``: optimal left and right depth-one subtrees of the
         root split "position in ``f1``-order <= z", for all second features at once.
@@ -93,8 +116,8 @@ class DepthTwo:
         Returns ``(theta_L, theta_R, tree_or_None)``.
         """
         self.stats["d2_calls"] += 1
-        if self.compiled and self.min_leaf == 1 and want_tree:
-            return self._d2_split_compiled(node, f1, z)
+        if self.wide or (self.compiled and self.min_leaf == 1 and want_tree):
+            return self._d2_split_compiled(node, f1, z, want_tree)
         M = P <= z  # (p, m): row at f2-position i goes left at the root
         ys = self.ys(node)
         call = self.call(node)
@@ -136,8 +159,9 @@ class DepthTwo:
         thR = bestR if bestR < leafR - self.d_strict / 2 else leafR
         return leafL, leafR, thL, thR
 
-    def _d2_split_compiled(self, node: _Node, f1: int, z: int):
-        """:meth:`d2_split` (with tree) through the compiled ``kernels.d2_errors``."""
+    def _d2_split_compiled(self, node: _Node, f1: int, z: int, want_tree: bool = True):
+        """:meth:`d2_split` through the compiled ``kernels.d2_errors`` (or, for many
+        classes, ``kernels_wide.d2_errors_wide``), with its minimum leaf size rule."""
         p, m, K = self.p, node.m, self.K
         ordl, posl = self.local_index(node)
         cls, wts = self.class_weights(node)
@@ -145,10 +169,20 @@ class DepthTwo:
         errR = np.empty((p, m))
         totL = np.empty(K)
         totR = np.empty(K)
-        _load_kernels().d2_errors(ordl, posl, cls, wts, self.d2_valid(node), K, f1, z, float(self.big),
-                           errL, errR, totL, totR)
-        leafL, leafR, thL, thR = self._side_costs(errL, errR, totL, totR)
+        errors = _load_wide_kernels().d2_errors_wide if self.wide else _load_kernels().d2_errors
+        errors(ordl, posl, cls, wts, self.d2_valid(node), K, f1, z, float(self.big), errL, errR, totL, totR)
         goleft = posl[f1] <= z  # by local row id
+        if self.min_leaf > 1:  # as d2_split: rows (not weights) on each side of each cut
+            cntL = np.cumsum(goleft[ordl], axis=1)
+            nL = cntL[:, -1:]
+            cntR = np.arange(1, m + 1)[None, :] - cntL
+            nR = m - nL
+            ml = self.min_leaf
+            errL = np.where((cntL >= ml) & (nL - cntL >= ml), errL, self.big)
+            errR = np.where((cntR >= ml) & (nR - cntR >= ml), errR, self.big)
+        leafL, leafR, thL, thR = self._side_costs(errL, errR, totL, totR)
+        if not want_tree:
+            return thL, thR, None
         sides: list[DPNode] = []
         for err, tot, theta, leaf_cost, left in ((errL, totL, thL, leafL, True), (errR, totR, thR, leafR, False)):
             if theta == leaf_cost:
@@ -464,6 +498,7 @@ class DepthTwo:
         below the root only when it ends up in the returned tree (:class:`_LazyD2`)."""
         K = self.K
         kern = _load_kernels()
+        gap = float(gap)  # an int gap (integral weights) would compile the kernels a second time
         sgn = self.sgn if self.sgn is not None else self.wd
         inc_arr = np.array([inc.cost, inc.f, inc.s, 1.0 if inc.active else 0.0, inc.outer,
                             inc.d_strict, inc.d_tie], dtype=np.float64)
@@ -471,7 +506,7 @@ class DepthTwo:
         if not is_root:  # one compiled call, scalars out: most sub-problems end here
             done, bf, bz, n_evals, n_sp = kern.d2_quick(
                 node.rows, node.order, node.vals, self.y, self.w, self.wd, sgn, K, self.scratch_pos, inc_arr,
-                gap, self.tol, self.rules_arr, 2 * self.batch_elems)
+                gap, self.tol, self.rules_arr, 2 * self.batch_elems, self.wide)
             if done:
                 self.stats["splits_evaluated"] += int(n_evals)
                 self.stats["d2_calls"] += int(n_evals)
@@ -489,13 +524,13 @@ class DepthTwo:
         (done, ordl, posl, valid, wcum, cuts, cstart, wcs, S, Sall, tot, cls, wts, cacc, queue, st, th, thL, thR,
          mlr, counts, Atot, Btot, max_evals) = kern.d2_run(
             node.rows, node.order, node.vals, self.y, self.w, self.wd, sgn, K, self.scratch_pos, inc_arr, gap,
-            self.tol, self.rules_arr, 2 * self.batch_elems)
+            self.tol, self.rules_arr, 2 * self.batch_elems, self.wide)
         node.loc = (ordl, posl)  # kept for the tree (d2_tree) and other depth-two calls
         node.valid = valid
         node._wcum = wcum
         if K != 2:
             node.clw = (cls, wts)
-        kind = 2 if K == 2 else K
+        kind = 2 if K == 2 else 0 if self.wide else K
         best_seen = -1.0
         while True:
             if st[2] >= 0 and inc_arr[0] != best_seen:
@@ -538,7 +573,7 @@ class DepthTwo:
             if not self.materialise_numpy:  # one compiled call, no intermediate node
                 out = np.empty(9)
                 _load_answer_kernels().d2_subtree(tree.rows, root.order, root.vals, self.y, self.wd, self.K, tree.f1, tree.z,
-                                           float(self.big), self.d_strict, self.tol, self.scratch_mask, out)
+                                           float(self.big), self.d_strict, self.tol, self.scratch_mask, out, self.wide)
                 sides: list[DPNode] = []
                 for o in (1, 5):
                     if out[o] < 0:
@@ -557,7 +592,7 @@ class DepthTwo:
             # compiled search): local ids, boundaries and the class and weight by position
             # (asked for as multiclass, so that they are built for two classes too)
             prep = _load_kernels().d2_prepare(node.rows, node.order, node.vals, self.y, self.w, self.wd, self.wd,
-                                              max(self.K, 3), self.scratch_pos)
+                                              max(self.K, 3), self.scratch_pos, True)
             node.loc = (prep[0], prep[1])
             node.valid = prep[2]
             node.clw = (prep[10], prep[11])

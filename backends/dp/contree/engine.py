@@ -10,11 +10,16 @@ from odt.compiler.search import TreeSearch
 from ..anytime import EngineResult, exact, size
 from .tree import DPLeaf, DPNode
 
+#: the depth from which the anytime deep search (``deep``: discrepancy search first, then the
+#: complete search) replaces ConTree's depth-first search
+DEEP = 4
+
 
 def contree_result(problem: TreeSearch, time_limit: float | None = None,
-                   on_progress: Callable[..., None] | None = None) -> EngineResult:
+                   on_progress: Callable[..., None] | None = None, scheduler: str | None = None) -> EngineResult:
     """The optimal tree of ``problem`` (depth, minimum leaf size, errors as the one level),
     or the best found in ``time_limit`` with ConTree's proven bound."""
+    from .deep import deep_tree
     from .search import optimal_tree
 
     level = problem.levels[0]
@@ -26,8 +31,12 @@ def contree_result(problem: TreeSearch, time_limit: float | None = None,
         if on_progress is not None:
             on_progress(elapsed, value(incumbent), value(bound))
 
-    res = optimal_tree(problem.X, problem.y, problem.depth, weights=problem.weights, n_classes=problem.n_classes,
-                       min_leaf=problem.min_leaf, time_limit=time_limit, on_progress=report)
+    if problem.depth >= DEEP or scheduler is not None:
+        res = deep_tree(problem.X, problem.y, problem.depth, weights=problem.weights, n_classes=problem.n_classes,
+                        min_leaf=problem.min_leaf, time_limit=time_limit, on_progress=report, scheduler=scheduler)
+    else:
+        res = optimal_tree(problem.X, problem.y, problem.depth, weights=problem.weights, n_classes=problem.n_classes,
+                           min_leaf=problem.min_leaf, time_limit=time_limit, on_progress=report)
     tree = as_tuples(res.tree)
     return EngineResult(tree, exact(res.cost), size(tree), (value(res.cost),), value(res.lower_bound), res.status,
                         dict(res.stats))

@@ -14,48 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-
-
-def _import_numba_without_blas() -> None:
-    """Import numba's array-math registry with scipy.linalg hidden, so that numba records
-    "no BLAS" instead of importing scipy.linalg (0.3-0.45 s of every dp process on this
-    machine; these kernels use no BLAS). Skipped when scipy.linalg is already loaded (then
-    it costs nothing) or when ``ODT_NUMBA_BLAS`` is set (a process that also compiles
-    numba code calling np.dot / np.linalg needs it)."""
-    import importlib.abc
-    import os
-    import sys
-
-    if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules or os.environ.get("ODT_NUMBA_BLAS"):
-        return
-
-    class _HideScipyLinalg(importlib.abc.MetaPathFinder):
-        def find_spec(self, name, path, target=None):  # type: ignore[no-untyped-def]
-            if name == "scipy.linalg" or name.startswith("scipy.linalg."):
-                raise ImportError("hidden while numba loads (odt: no BLAS needed)")
-            return None
-
-    blocker = _HideScipyLinalg()
-    sys.meta_path.insert(0, blocker)
-    try:
-        import numba.np.arraymath  # noqa: F401
-    finally:
-        sys.meta_path.remove(blocker)
-
-
-try:  # pragma: no cover - depends on the environment
-    _import_numba_without_blas()
-    from numba import njit
-
-    AVAILABLE = True
-except ImportError:  # pragma: no cover
-    AVAILABLE = False
-
-    def njit(*args, **kwargs):  # type: ignore[no-redef]
-        if args and callable(args[0]):
-            return args[0]
-        return lambda fn: fn
-
+from .jit import AVAILABLE, njit
+from .kernels_wide import eval_wide
 
 #: True when the compiled kernels are used by dp_search (numba importable); tests may
 #: set it to False to force the pure-numpy path.
@@ -377,7 +337,8 @@ def d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, cacc, 
     feature is refined, so good incumbents come early), with the current incumbent's
     tie-aware bounds -- the same rules and the same optimum as :meth:`_Solver.branch`.
 
-    ``kind`` 2 = two-class evaluator, else multiclass.  The candidate positions of feature
+    ``kind`` 2 = two-class evaluator, 0 = ``kernels_wide.eval_wide`` (many classes: no
+    ``cacc``), else multiclass.  The candidate positions of feature
     f are ``cuts[cstart[f]:cstart[f+1]]`` with prefix weights ``wcs`` (z(.) of the paper).
     ``inc`` is the incumbent (see ``_bound_for``) and is updated in place; ``rules`` the
     NB/IS/SP switches.  State kept between calls: ``st`` = [queue head, queue length, best
@@ -391,6 +352,8 @@ def d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, cacc, 
     goleft = np.empty(m, dtype=np.bool_)
     K = tot.shape[0]
     cl, ca, tl, tr = np.zeros(K), np.zeros(K), np.zeros(K), np.zeros(K)
+    pre_l = np.empty(m if kind == 0 else 0)
+    pre_r = np.empty(m if kind == 0 else 0)
     hs = _has_splits(valid)
     use_nb, use_is, use_sp = rules[0], rules[1], rules[2]
     gl = np.empty(m, dtype=S.dtype)
@@ -433,6 +396,8 @@ def d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, cacc, 
         counts[0] += 1
         if kind == 2:
             tL, tR = _eval_binary_cuts(ordl, posl, S, Sall, cuts, cstart, wcum, Atot, Btot, hs, gl, f, z)
+        elif kind == 0:
+            tL, tR = eval_wide(ordl, posl, cls, wts, tot, cuts, cstart, hs, gl, cl, ca, tl, tr, pre_l, pre_r, f, z)
         else:
             tL, tR = _eval_multi_cuts(ordl, posl, cls, wts, tot, cuts, cstart, cacc, hs, gl, cl, tl, tr, f, z)
         tw = tL + tR
@@ -600,7 +565,7 @@ def split_node(rows, order, vals, mark, f, z):  # pragma: no cover
 
 
 @njit(cache=True, nogil=True)
-def d2_prepare(rows, order, vals, y, w, wd, sgn, K, lid):  # pragma: no cover
+def d2_prepare(rows, order, vals, y, w, wd, sgn, K, lid, wide):  # pragma: no cover
     """Every per-node array the depth-two search needs, in one pass per feature.
 
     Returns ``ordl, posl`` (local row ids by position / positions by local row id),
@@ -608,7 +573,9 @@ def d2_prepare(rows, order, vals, y, w, wd, sgn, K, lid):  # pragma: no cover
     positions ``cuts`` with ``cstart`` (feature f owns ``cuts[cstart[f]:cstart[f+1]]``) and
     their prefix weights ``wcs``; for two classes ``S``/``Sall`` (signed weights and their
     prefix sums) and the class weights ``Atot``/``Btot``; otherwise ``cls``/``wts`` (class
-    and weight by position) and the class totals ``tot``. ``lid`` is a scratch over rows."""
+    and weight by position), the class totals ``tot`` and, unless ``wide`` (the many-class
+    evaluator, which needs none), the class weights up to each candidate ``cacc``
+    (candidates x K). ``lid`` is a scratch over rows."""
     p, m = order.shape
     for i in range(m):
         lid[rows[i]] = i
@@ -670,6 +637,8 @@ def d2_prepare(rows, order, vals, y, w, wd, sgn, K, lid):  # pragma: no cover
                 wts[f, i] = wd[r]
         for i in range(m):  # as class_totals: along feature 0's order
             tot[cls[0, i]] += wts[0, i]
+        if wide:
+            return ordl, posl, valid, wcum, cuts, cstart, wcs, S, Sall, tot, cls, wts, np.zeros((1, 1))
         cacc = np.empty((nc, K))  # class weights up to each candidate, in its feature's order
         run = np.zeros(K)
         for f in range(p):
@@ -715,14 +684,14 @@ def d2_state(cstart):  # pragma: no cover
 
 
 @njit(cache=True, nogil=True)
-def d2_run(rows, order, vals, y, w, wd, sgn, K, lid, inc, gap, tol, rules, budget):  # pragma: no cover
+def d2_run(rows, order, vals, y, w, wd, sgn, K, lid, inc, gap, tol, rules, budget, wide):  # pragma: no cover
     """:func:`d2_prepare`, :func:`d2_state` and the first chunk of :func:`d2_search` (at
     most ``budget`` row-feature steps) in one call: most depth-two sub-problems finish
     here. Returns ``done``, the prepared arrays, the search state, ``Atot``, ``Btot`` and
     the chunk size in evaluations for resuming with :func:`d2_search`."""
     p, m = order.shape
     (ordl, posl, valid, wcum, cuts, cstart, wcs, S, Sall, tot, cls, wts, cacc) = d2_prepare(
-        rows, order, vals, y, w, wd, sgn, K, lid)
+        rows, order, vals, y, w, wd, sgn, K, lid, wide)
     queue, st, th, thL, thR, mlr, counts = d2_state(cstart)
     if K == 2:
         kind = 2
@@ -731,10 +700,11 @@ def d2_run(rows, order, vals, y, w, wd, sgn, K, lid, inc, gap, tol, rules, budge
         tot = np.zeros(2)
         per_eval = p * m
     else:
-        kind = K
+        kind = 0 if wide else K
         Atot = 0.0
         Btot = 0.0
-        per_eval = 2 * p * m
+        # a row-feature step per position (twice when wide), and a per-class scan per candidate
+        per_eval = 3 * p * m if wide else 2 * p * m + cuts.shape[0] * K
     max_evals = max(1, budget // max(per_eval, 1))
     done = d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, cacc, valid, cuts, cstart, wcs,
                      inc, gap, tol, rules, st, queue, th, thL, thR, mlr, counts, max_evals)
@@ -743,13 +713,13 @@ def d2_run(rows, order, vals, y, w, wd, sgn, K, lid, inc, gap, tol, rules, budge
 
 
 @njit(cache=True, nogil=True)
-def d2_quick(rows, order, vals, y, w, wd, sgn, K, lid, inc, gap, tol, rules, budget):  # pragma: no cover
+def d2_quick(rows, order, vals, y, w, wd, sgn, K, lid, inc, gap, tol, rules, budget, wide):  # pragma: no cover
     """:func:`d2_run` returning scalars only: ``(done, best f, best z, evaluations,
     intervals pruned by SP)``; ``inc`` is updated in place. Boxing the two dozen arrays of
     ``d2_run`` costs more than the search of a small sub-problem, and they are only needed
     to resume (``done`` False: the caller starts over with the resumable calls) or to
     build the tree (done later, from the rows, if the tree is used)."""
-    res = d2_run(rows, order, vals, y, w, wd, sgn, K, lid, inc, gap, tol, rules, budget)
+    res = d2_run(rows, order, vals, y, w, wd, sgn, K, lid, inc, gap, tol, rules, budget, wide)
     st = res[15]
     counts = res[20]
     return res[0], st[2], st[3], counts[0], counts[1]

@@ -7,17 +7,19 @@ from __future__ import annotations
 import numpy as np
 
 from .kernels import njit, side_errors
+from .kernels_wide import side_errors_wide
 
 
 @njit(cache=True, nogil=True)
-def d2_subtree(rows, order, vals, y, wd, K, f1, z, big, d_strict, tol, mark, out):  # pragma: no cover
+def d2_subtree(rows, order, vals, y, wd, K, f1, z, big, d_strict, tol, mark, out, wide):  # pragma: no cover
     """A lazy depth-two subtree in one pass (``DepthTwo.materialise`` of a ``_LazyD2``):
     the node of ``rows`` is cut from the root's ``order`` / ``vals``, then ``d2_errors``
     and the argmin rule of ``_d2_split_compiled`` (first (f, position) within ``tol / 2``
     of a side's optimum, a depth-one split only when strictly better than the leaf, the
     lowest class on label ties).  ``out`` (9 floats): the root threshold, then per side
     the feature (-1 for a leaf), threshold and the two labels (the side's label twice
-    for a leaf).  ``mark`` is an all-False scratch over the dataset's rows, left all-False."""
+    for a leaf).  ``mark`` is an all-False scratch over the dataset's rows, left all-False.
+    ``wide`` (many classes): the errors from ``kernels_wide.side_errors_wide``, in O(p m)."""
     p, n = order.shape
     m = rows.shape[0]
     for r in range(m):
@@ -51,7 +53,20 @@ def d2_subtree(rows, order, vals, y, wd, K, f1, z, big, d_strict, tol, mark, out
     errR = np.empty((p, m))
     cl = np.zeros(K)
     ca = np.zeros(K)
-    for f2 in range(p):
+    if wide:
+        cls = np.empty((p, m), dtype=y.dtype)
+        wts = np.empty((p, m), dtype=wd.dtype)
+        left = np.empty((p, m), dtype=np.bool_)
+        valid = np.empty((p, m), dtype=np.bool_)
+        for f2 in range(p):
+            for i in range(m):
+                r = nord[f2, i]
+                cls[f2, i] = y[r]
+                wts[f2, i] = wd[r]
+                left[f2, i] = mark[r]
+                valid[f2, i] = False if i == m - 1 else nval[f2, i + 1] > nval[f2, i]
+        side_errors_wide(cls, wts, left, valid, big, errL, errR, cl, ca)
+    for f2 in range(p if not wide else 0):
         for k in range(K):
             cl[k] = 0.0
             ca[k] = 0.0

@@ -22,3 +22,10 @@ def _load_answer_kernels() -> ModuleType:
     from . import kernels_answer
 
     return kernels_answer
+
+
+def _load_wide_kernels() -> ModuleType:
+    """``kernels_wide.py`` (the many-class kernels)."""
+    from . import kernels_wide
+
+    return kernels_wide

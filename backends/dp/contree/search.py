@@ -60,9 +60,10 @@ import numpy as np
 
 from odt.compiler import limits
 
+from .. import jit
 from .bounds import _Incumbent, _Res, _Timeout
 from .depth_two import DepthTwo
-from .loader import _load_answer_kernels, _load_kernels
+from .loader import _load_answer_kernels, _load_kernels, _load_wide_kernels
 from .node import _Node
 from .tree import DPLeaf, DPNode, DPResult, DPSplit, PruningRules, _LazyD2, _refine, errors, predict, tree_depth
 
@@ -133,9 +134,7 @@ class _Solver(DepthTwo):
         self.canonical_ties = canonical_ties
         if not canonical_ties:  # an equally good split never replaces the incumbent
             self.d_tie = -self.d_strict
-        onehot = np.zeros((self.K, self.n), dtype=self.dtype)
-        onehot[y, np.arange(self.n)] = w.astype(self.dtype)
-        self.onehot = onehot  # (K, n) class weight of every row
+        self._onehot: Optional[np.ndarray] = None  # (K, n), made on first use (``ys``)
         self.big = 2**30 if self.integral else np.inf
         self.batch_elems = 1 << 21  # elements per batched depth-two chunk
         # Minimum work per depth-two round (see solve_d2); 0 = midpoints only (Alg. 1).
@@ -144,7 +143,16 @@ class _Solver(DepthTwo):
         # Order features by Gini at d >= 3 nodes (pycontree's default); measured mixed.
         self.gini_order = False
         self.pall_elems = 1 << 22  # cache the (p, p, m) position table below this size
-        self.compiled = bool(_load_kernels().ACTIVE)  # numba kernels of backends/dp/contree/kernels.py
+        # numba kernels of backends/dp/contree/kernels.py when compiled (``jit.ready``); while
+        # their warm-up runs, numpy, and the search stops when they are ready (``jit.due``)
+        group = "contree" if self.integral else "contree-float"
+        self.compiled = jit.ready(group) and bool(_load_kernels().ACTIVE)
+        self.switch_group = group if not self.compiled and jit.waiting(group) else None
+        # Many classes (a target with a class per row, issue 24): the compiled kernels of
+        # ``kernels_wide``, whose time and memory do not grow with K, replace the per-class
+        # scans and the (K, p, m) class-weight tensors of depth one, the greedy bound and
+        # the depth-two search (the numpy path, without numba, keeps its tensors).
+        self.wide = self.compiled and self.K > _load_wide_kernels().WIDE_CLASSES
         # With the kernels: depth-two sub-problems run Alg. 1 compiled (``d2_search``)
         # instead of the batched rounds of :meth:`solve_d2` (which then use compiled Alg. 2).
         self.d2_sequential = True
@@ -191,7 +199,8 @@ class _Solver(DepthTwo):
     # ---------------------------------------------------------------- bookkeeping
 
     def check_time(self) -> None:
-        if time.perf_counter() > self.deadline or limits.halted():
+        if time.perf_counter() > self.deadline or limits.halted() or \
+                (self.switch_group is not None and jit.due(self.switch_group)):
             raise _Timeout
 
     def gap_split(self, level: int) -> tuple[float, float]:
@@ -243,7 +252,10 @@ class _Solver(DepthTwo):
     def ys(self, node: _Node) -> np.ndarray:
         """Class weights in every feature's sorted order, shape (K, p, m)."""
         if node._ys is None:
-            node._ys = self.onehot[:, node.order]
+            if self._onehot is None:
+                self._onehot = np.zeros((self.K, self.n), dtype=self.dtype)
+                self._onehot[self.y, np.arange(self.n)] = self.w.astype(self.dtype)
+            node._ys = self._onehot[:, node.order]
         return node._ys
 
     def call(self, node: _Node) -> np.ndarray:
@@ -284,6 +296,10 @@ class _Solver(DepthTwo):
     def gini_scores(self, node) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per feature and split position: the sum over both sides of (class weight)^2 /
         side weight (higher = purer), and the two sides' weights."""
+        if self.wide:
+            cls, wts = self.class_weights(node)
+            totals = np.bincount(self.y[node.rows], weights=self.w[node.rows], minlength=self.K)
+            return _load_wide_kernels().gini_wide(cls, wts, totals)
         C = self.call(node).astype(np.float64)
         tot = C[:, 0, -1]
         nL = C.sum(axis=0)

@@ -37,7 +37,7 @@ from odt.compiler import limits
 
 from .binarize import first_of_partitions
 from .branch import State
-from .solve import INF, Search
+from .solve import INF, Search, _kernels
 
 EPS = 1e-9
 #: depth-three subproblems by ``kernels.depth_three`` where it applies (off: ``_splits`` in Python)
@@ -73,17 +73,14 @@ class BoundedSearch(Search):
         #: the least difference between two distinct values when known (integer weights and
         #: c = p/q: 1/q), else 0; a split must beat the incumbent by it to matter
         self.gap = float(gap)
-        self.w = self.weights  # what moving a row may cost at most (``task.similarity``)
         self.recs: dict[tuple, dict[int, Rec]] = {}
         #: the similarity bound holds when a tree for some rows stays feasible on others:
         #: no minimum sizes, no same_leaf pair, no branch state
         self.similarity = self.ingr.trivial and not len(self.pairs) and self.min_leaf <= 1 and self.min_node <= 1 \
             and self.task.similarity
-        from . import kernels
-
-        self._kernels3: Any = kernels
+        self._kernels3: Any = _kernels() if self.compiled else None
         #: depth three in one compiled call (``kernels.depth_three``): rows of weight one, no branch state
-        self.compiled_three = COMPILED_THREE and kernels.AVAILABLE and self.unit and self.ingr.trivial \
+        self.compiled_three = COMPILED_THREE and self.compiled and self.unit and self.ingr.trivial \
             and not len(self.pairs)  # (``unit``: the compiled kernels' task, misclassification, too)
         self.pruned = 0
         self.depth_two_solves = 0  # inside the compiled depth-three calls
@@ -114,7 +111,7 @@ class BoundedSearch(Search):
         if V is None:
             indptr, indices, label, _ = self._rows_csr()
             V = np.zeros(4)
-            self._kernels3.depth_two_values(indptr, indices, label, S, self.B.shape[1], self.Wc.shape[1], self.c,
+            self._kernels3.depth_two_values(indptr, indices, label, S, self.B.shape[1], self.n_classes, self.c,
                                             float(self.min_leaf), float(self.min_node), *self._three_cache(), V)
             self.vals2[key] = V
         return V
@@ -179,7 +176,7 @@ class BoundedSearch(Search):
             if d == 3 and self.compiled_three and (self.deadline is None or math.isinf(self.deadline) or self._three_work(S) <= THREE_WORK):
                 indptr, indices, label, _ = self._rows_csr()
                 best, f, kl, kr, lb_split, solves = self._kernels3.depth_three(
-                    indptr, indices, label, S, self.B.shape[1], self.Wc.shape[1], k, min(ub, leaf), self.c, self.gap,
+                    indptr, indices, label, S, self.B.shape[1], self.n_classes, k, min(ub, leaf), self.c, self.gap,
                     float(self.min_leaf), float(self.min_node), self.similarity, EPS, *self._three_cache())
                 choice = None if f < 0 else (int(f), int(kl), int(kr))
                 self.depth_two_solves += int(solves)
@@ -194,7 +191,7 @@ class BoundedSearch(Search):
 
     def _three_work(self, S: np.ndarray) -> float:
         m = self.B.shape[1]
-        return float(m) ** 3 * self.Wc.shape[1] * ((S.shape[0] + 63) >> 6)
+        return float(m) ** 3 * self.n_classes * ((S.shape[0] + 63) >> 6)
 
     def _three_cache(self) -> tuple:
         """The depth-two values kept across ``kernels.depth_three`` calls (see there)."""
@@ -214,7 +211,7 @@ class BoundedSearch(Search):
     def _tick(self) -> None:
         from .solve import Timeout
 
-        if self.deadline is not None and (time.perf_counter() > self.deadline or limits.halted()):
+        if self.deadline is not None and (time.perf_counter() > self.deadline or limits.halted() or self._due()):
             raise Timeout
 
     def _order(self, S: np.ndarray, state: State) -> tuple[np.ndarray, np.ndarray]:
@@ -224,9 +221,7 @@ class BoundedSearch(Search):
         ok = self.allowed(S, state) & self.sizes_ok(BS.sum(axis=0), S.shape[0])
         cand = np.flatnonzero(ok)
         if cand.size > 1:
-            right = self.Bf[S][:, cand].T @ self.Wc[S]
-            left = self.Wc[S].sum(axis=0) - right
-            cand = cand[np.argsort(self.task.costs(left) + self.task.costs(right), kind="stable")]
+            cand = cand[np.argsort(self.split_costs(S, cand), kind="stable")]
         if self.ingr.trivial and cand.size > 1:  # a partition and its mirror: one candidate
             cand = cand[first_of_partitions(BS[:, cand])]
         return cand, BS
@@ -256,6 +251,7 @@ class BoundedSearch(Search):
         least_sum = np.zeros(q)
         colsf = cols.astype(np.float64) if self.similarity else None
         for j in range(q):
+            self._tick()  # each candidate may solve two depth-two children (a compiled call each)
             u = min(ub, best - self.gap)
             if _above(least_sum[j] + c, u):
                 self.pruned += 1

@@ -31,19 +31,20 @@ def _err(w: np.ndarray) -> np.ndarray:
 
 def depth_two(Bf: np.ndarray, Wc: np.ndarray, ok_root: np.ndarray, min_leaf: int, min_node: int, leaf_err: float,
               ok_left: np.ndarray | None = None, ok_right: np.ndarray | None = None,
-              freq: tuple | None = None) -> tuple[np.ndarray, list[tuple[int, int, int] | None]]:
+              freq: tuple | None = None, compiled: bool = True) -> tuple[np.ndarray, list[tuple[int, int, int] | None]]:
     """``E[i]``, the least error with at most i nodes (i = 0..3), and the choice for each.
 
     ``Bf``: (s, m) 0/1 floats of the rows; ``Wc``: (s, C) class weights of the rows;
     ``ok_root``: candidates allowed at the root (sizes not yet checked); ``ok_left[f, g]``
     / ``ok_right[f, g]``: g allowed below f on the side where f fails / holds (path
     constraints and ``same_leaf``; all allowed when None); ``freq``: the rows' pair
-    frequencies (counts, C1, C2) when already known."""
-    from . import kernels
-
+    frequencies (counts, C1, C2) when already known; ``compiled``: the compiled kernels may
+    be used (when numba imports)."""
     s, m = Bf.shape
-    if kernels.AVAILABLE:
+    if compiled and _kernels_available():
         if freq is None:
+            from . import kernels
+
             freq = kernels.pair_frequencies(Bf > 0.5, Wc)
         return depth_two_compiled(freq, Wc.sum(axis=0), s, ok_root, min_leaf, min_node, leaf_err, ok_left, ok_right)
     if ok_left is None or ok_right is None:
@@ -91,6 +92,12 @@ def depth_two(Bf: np.ndarray, Wc: np.ndarray, ok_root: np.ndarray, min_leaf: int
         else:
             choice[i] = (f, 1, 1)
     return E, choice
+
+
+def _kernels_available() -> bool:
+    from . import kernels
+
+    return bool(kernels.AVAILABLE)
 
 
 _NONE = np.zeros((0, 0), dtype=bool)

@@ -40,7 +40,8 @@ from typing import Callable
 import numpy as np
 
 from odt.compiler import limits
-from odt.compiler.search import GlobalConstraint, TreeSearch
+from odt.compiler.errors import UnsupportedConstruct
+from odt.compiler.search import GlobalConstraint, TreeSearch, formula_columns, formula_holds
 
 from ..anytime import EngineResult, Incumbent, Timeout, deepen, finish
 from ..task import task_of
@@ -202,22 +203,29 @@ def _popcount(x: int) -> int:
 
 def holds(formula: tuple, mask: int, bit_of: dict[str, int]) -> bool:
     """The value of a ``uses`` formula on the set of tested columns ``mask``."""
-    op = formula[0]
-    if op == "atom":
-        b = bit_of.get(formula[1])
+
+    def used(column: str) -> bool:
+        b = bit_of.get(column)
         return b is not None and bool(mask >> b & 1)
-    if op == "not":
-        return not holds(formula[1], mask, bit_of)
-    vals = (holds(x, mask, bit_of) for x in formula[1])
-    return all(vals) if op == "and" else any(vals)
+
+    return formula_holds(formula, used)
 
 
-def _atoms(formula: tuple) -> list[str]:
-    if formula[0] == "atom":
-        return [formula[1]]
-    if formula[0] == "not":
-        return _atoms(formula[1])
-    return [a for x in formula[1] for a in _atoms(x)]
+#: the largest row types x classes table (and rows x row types matrix) the front DP builds:
+#: its leaf values are exact fractions per (type, class), so a class per row (issue 24)
+#: would make rows^2 of them before the first subproblem
+MAX_TYPE_CELLS = 2_000_000
+
+
+def _refuse_many_types(types: int, classes: int, rows: int) -> None:
+    """An ``UnsupportedConstruct`` when the front DP's tables would exceed ``MAX_TYPE_CELLS``."""
+    if types * classes > MAX_TYPE_CELLS or rows * types > 25 * MAX_TYPE_CELLS:
+        raise UnsupportedConstruct(
+            f"backend 'dp' cannot take this program: its Pareto-front search keeps a value per row type "
+            f"(class and groups) and predicted class, {types:,} x {classes:,}, more than {MAX_TYPE_CELLS:,} "
+            "for this many classes",
+            hint="merge rare classes into one (the target has a class for almost every row?), or drop the "
+                 "group constraints to let the plain dp search take it")
 
 
 class FrontSearch:
@@ -242,6 +250,7 @@ class FrontSearch:
         for i, g in enumerate(problem.groups):
             code = code + (np.asarray(g, dtype=np.int64) << i)
         uniq, inverse = np.unique(code, return_inverse=True)
+        _refuse_many_types(len(uniq), problem.n_classes, n)
         self.type_of = inverse.reshape(-1).astype(np.int64)
         type_keys = [(int(k) >> len(problem.groups), tuple(bool(int(k) >> i & 1) for i in range(len(problem.groups))))
                      for k in uniq]
@@ -278,7 +287,7 @@ class FrontSearch:
         if comp.fu.any():
             tracked = columns
         else:
-            tracked = [c for c in dict.fromkeys(a for f in problem.uses for a in _atoms(f)) if c in columns]
+            tracked = [c for c in dict.fromkeys(a for f in problem.uses for a in formula_columns(f)) if c in columns]
         if len(tracked) > 62:
             raise OverflowError("features_used over more than 62 columns: use cp or maxsat")
         self.bit_of = {c: i for i, c in enumerate(tracked)}
@@ -394,7 +403,7 @@ class FrontSearch:
         if hit is not None:
             return hit
         self.calls += 1
-        if self.deadline is not None and (time.perf_counter() > self.deadline or limits.halted()):
+        if self.deadline is not None and (time.perf_counter() > self.deadline or limits.halted() or self.base._due()):
             raise Timeout
         root = S.shape[0] == self.B.shape[0]
         cnt = np.bincount(self.type_of[S], weights=self.wint[S], minlength=self.T).astype(np.int64)

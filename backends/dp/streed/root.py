@@ -155,6 +155,6 @@ def _bounded(problem: TreeSearch, cand, ingr, start: float, deadline: float | No
 def _errors(raw: tuple, search: Search, S: np.ndarray) -> float:
     """The weighted errors of a decoded tree (candidates) on rows ``S``."""
     if raw[0] == "leaf":
-        return search.task.leaf_cost_of(search.Wc[S].sum(axis=0), raw[1])
+        return search.task.leaf_cost_of(search.class_totals(S), raw[1])
     col = search.B[S, raw[1]]
     return _errors(raw[2], search, S[~col]) + _errors(raw[3], search, S[col])

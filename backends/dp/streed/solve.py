@@ -24,12 +24,16 @@ import numpy as np
 
 from odt.compiler import limits
 
+from .. import jit
 from ..anytime import Timeout
 from ..task import Misclassification, Task
 from .branch import Ingredients, State
 from .depth_two import depth_two, depth_two_compiled
 
 INF = float("inf")
+#: more classes than this: a subproblem's depth-one costs come from one weighted count per
+#: candidate instead of a product with its (rows x classes) weight matrix
+WIDE_CLASSES = 64
 Choice = tuple[int, int, int] | None  # (candidate, left budget, right budget) or a leaf
 
 
@@ -56,9 +60,13 @@ class Search:
         self.B = B
         self.Bf = B.astype(np.float64)
         self.task = task
-        self.weights = np.asarray(w, dtype=np.float64)
-        #: the task's per-row statistics (``task.Task``): each row's weight in its class's column
-        self.Wc = task.statistics(y, w)
+        # each row's class and weight; the (rows x classes) weight matrix is made for the
+        # rows of a subproblem where a kernel needs it (``class_matrix``): with a class per
+        # row (issue 24) the whole of it is rows^2 numbers
+        self.y = np.asarray(y, dtype=np.int64)
+        self.w = np.asarray(w, dtype=np.float64)
+        self.weights = self.w
+        self.n_classes = task.width
         #: the compiled kernels count class weights: misclassification's own, without a per-leaf bound
         self.compiled_task = task.KERNEL == Misclassification.KERNEL and task.max_leaf == INF
         #: a leaf costing more than this is infeasible (``every leaf: errors <= e``), up to rounding
@@ -78,20 +86,56 @@ class Search:
         self._slots: list[list] = []
         self._last_slot: list | None = None
         self._csr: tuple | None = None
-        self.incremental = self.compiled_task and bool(np.all(self.Wc == np.round(self.Wc))) \
-            and self.Wc.sum() < 2.0**50
+        self.incremental = self.compiled_task and bool(np.all(self.w == np.round(self.w))) \
+            and self.w.sum() < 2.0**50
         #: every row of weight one: the depth-two frequencies by bitsets (``kernels.bit_frequencies``)
-        self.unit = self.compiled_task and bool(np.all(self.Wc.sum(axis=1) == 1.0))
+        self.unit = self.compiled_task and bool(np.all(self.w == 1.0))
         self.calls = 0
+        #: the compiled kernels (``kernels.py``) once compiled (``jit.ready``); while their warm-up
+        #: runs, numpy, and the search stops when they are ready (``jit.due``)
+        self.compiled = jit.ready("streed") and _kernels().AVAILABLE
+        self.switch_group = "streed" if not self.compiled and jit.waiting("streed") else None
         #: no candidate set depends on the branch: the depth-two solver applies
         self.plain_below = ingredients.trivial and not len(pairs)
+
+    # ------------------------------------------------------------------ class weights
+    def class_matrix(self, S: np.ndarray) -> np.ndarray:
+        """(|S|, s): the task's statistics of each row of ``S`` (its weight in its class
+        column, for misclassification)."""
+        return self.task.statistics(self.y[S], self.w[S])
+
+    def class_totals(self, S: np.ndarray) -> np.ndarray:
+        """(s,): the task's statistics summed over rows ``S`` (each class's weight)."""
+        return self.task.totals(self.y[S], self.w[S])
+
+    def split_costs(self, S: np.ndarray, cand: np.ndarray) -> np.ndarray:
+        """The errors of the depth-one tree on each candidate of ``cand`` over rows ``S``
+        (each side's weight less its largest class weight): one matrix product for a few
+        classes, else one weighted count per candidate (no rows x classes matrix)."""
+        if self.n_classes <= WIDE_CLASSES:
+            Wc = self.class_matrix(S)
+            right = self.Bf[S][:, cand].T @ Wc
+            left = Wc.sum(axis=0) - right
+            return self.leaf_costs(left) + self.leaf_costs(right)
+        total = self.class_totals(S)
+        ys, ws = self.y[S], self.w[S]
+        out = np.empty(cand.shape[0])
+        for i, f in enumerate(cand):
+            col = self.B[S, f]
+            right = self.task.totals(ys[col], ws[col])
+            out[i] = self.leaf_costs(np.stack([total - right, right])).sum()
+        return out
+
+    def _due(self) -> bool:
+        """The kernels this search waits for are compiled: stop, to start again on them."""
+        return self.switch_group is not None and jit.due(self.switch_group)
 
     # ------------------------------------------------------------------ leaves
     def leaf(self, S: np.ndarray) -> tuple[float, int]:
         """(error, label) of a leaf holding rows ``S``; error inf when it is too small."""
         if S.shape[0] < self.min_leaf and (S.shape[0] > 0 or self.min_leaf > 1):
             return INF, 0
-        cost, label = self.task.leaf(self.Wc[S].sum(axis=0))
+        cost, label = self.task.leaf(self.class_totals(S))
         return (INF, label) if cost > self.max_leaf else (cost, label)
 
     def leaf_costs(self, totals: np.ndarray) -> np.ndarray:
@@ -125,7 +169,7 @@ class Search:
         if hit is not None and hit.budget >= k:
             return hit
         self.calls += 1
-        if self.deadline is not None and (time.perf_counter() > self.deadline or limits.halted()):
+        if self.deadline is not None and (time.perf_counter() > self.deadline or limits.halted() or self._due()):
             raise Timeout
         if d == 1:
             entry = self._depth_one(S, k, state)
@@ -146,9 +190,7 @@ class Search:
         choice: list[Choice] = [None] * size
         if err == 0 or not self._splittable(S, 1) or (self.counting and k == 0):
             return Entry(E, choice, k)
-        right = self.Bf[S].T @ self.Wc[S]  # (m, s) statistics going right
-        left = self.Wc[S].sum(axis=0) - right
-        cost = self.leaf_costs(left) + self.leaf_costs(right)
+        cost = self.split_costs(S, np.arange(self.B.shape[1]))
         n_right = self.B[S].sum(axis=0)
         ok = self.allowed(S, state) & self.sizes_ok(n_right, S.shape[0])
         if not ok.any():
@@ -171,17 +213,17 @@ class Search:
         if not self.plain_below:
             ok_left, ok_right = self._child_masks(S, state, ok)
         freq = self._freq.pop(S.tobytes(), None)
-        if freq is None and self.unit and _kernels().AVAILABLE:
+        if freq is None and self.unit and self.compiled:
             indptr, indices, label, _ = self._rows_csr()
-            freq = _kernels().bit_frequencies(indptr, indices, label, S, self.B.shape[1], self.Wc.shape[1])
-        elif freq is None and self.incremental and _kernels().AVAILABLE:
+            freq = _kernels().bit_frequencies(indptr, indices, label, S, self.B.shape[1], self.n_classes)
+        elif freq is None and self.incremental and self.compiled:
             freq = self._slot_frequencies(S)
-        if freq is not None and _kernels().AVAILABLE:
-            E, choice = depth_two_compiled(freq, self.Wc[S].sum(axis=0), S.shape[0], ok, self.min_leaf, self.min_node,
+        if freq is not None and self.compiled:
+            E, choice = depth_two_compiled(freq, self.class_totals(S), S.shape[0], ok, self.min_leaf, self.min_node,
                                            err, ok_left, ok_right, self.incremental)
         else:
-            E, choice = depth_two(self.Bf[S], self.Wc[S], ok, self.min_leaf, self.min_node, err, ok_left, ok_right,
-                                  freq)
+            E, choice = depth_two(self.Bf[S], self.class_matrix(S), ok, self.min_leaf, self.min_node, err, ok_left, ok_right,
+                                  freq, compiled=self.compiled)
         if not self.counting:
             return Entry(E[3:], choice[3:], 0)
         return Entry(E[: k + 1].copy(), choice[: k + 1], k)
@@ -192,8 +234,7 @@ class Search:
             N = self.B.shape[0]
             r, f = np.nonzero(self.B)
             self._csr = (np.searchsorted(r, np.arange(N + 1)).astype(np.int64), f.astype(np.int64),
-                         np.where(self.Wc.any(axis=1), np.argmax(self.Wc, axis=1), -1).astype(np.int64),
-                         self.Wc.max(axis=1).astype(np.float64))
+                         np.where(self.w != 0, self.y, -1).astype(np.int64), self.w.copy())
         return self._csr
 
     def _slot_frequencies(self, S: np.ndarray) -> tuple:
@@ -202,7 +243,7 @@ class Search:
         difference is larger than ``S``."""
         k = _kernels()
         N, m = self.B.shape
-        C = self.Wc.shape[1]
+        C = self.n_classes
         mask = np.zeros(N, dtype=bool)
         mask[S] = True
         best, add, rem = None, S, S[:0]
@@ -260,9 +301,9 @@ class Search:
         if all((side.tobytes(), 2, child) in self.cache for side in sides):
             return parent
         if parent is None:
-            parent = _kernels().pair_frequencies(self.B[S], self.Wc[S])
+            parent = _kernels().pair_frequencies(self.B[S], self.class_matrix(S))
         small, large = sorted(sides, key=len)
-        q = _kernels().pair_frequencies(self.B[small], self.Wc[small])
+        q = _kernels().pair_frequencies(self.B[small], self.class_matrix(small))
         self._freq[small.tobytes()] = q
         self._freq[large.tobytes()] = tuple(a - b for a, b in zip(parent, q))
         return parent
@@ -281,9 +322,7 @@ class Search:
         cand = np.flatnonzero(ok)
         parent = None  # pair frequencies of S, for the depth-two children (d == 3)
         if cand.size > 1:  # good splits first, so the bounds below prune more (MurTree Sec. 4.6)
-            right = self.Bf[S][:, cand].T @ self.Wc[S]
-            left = self.Wc[S].sum(axis=0) - right
-            cand = cand[np.argsort(self.task.costs(left) + self.task.costs(right), kind="stable")]
+            cand = cand[np.argsort(self.split_costs(S, cand), kind="stable")]
         for f in cand:
             col = BS[:, f]
             if dedupe:  # the same partition by another candidate: the same subproblems
@@ -292,7 +331,7 @@ class Search:
                     continue
                 seen.add(key)
             child = self.ingr.child(state, int(f))
-            if d == 3 and self.compiled_task and _kernels().AVAILABLE and not self.unit:
+            if d == 3 and self.compiled_task and self.compiled and not self.unit:
                 self._freq.clear()  # hints live for this candidate's two children only
                 parent = self._frequencies_by_difference(S, col, child, parent)
             L = self.solve(S[~col], d - 1, k - 1, child)

@@ -1,0 +1,307 @@
+"""Deep trees, anytime (issue 27): limited discrepancy search over ConTree's nodes with the
+exact depth-two search at the frontier, then ConTree's complete search from the best tree,
+on both cores.
+
+ConTree (Brita et al., AAAI 2025) explores depth first: it optimises a left subtree fully
+before it looks at the right one, so at depth five and more a time limit stops it with an
+unbalanced tree, often worse than greedy (CA-ConTree, Kiossou, Schaus & Nijssen, 2026).
+Limited discrepancy search (Harvey & Ginsberg, IJCAI 1995) spreads the effort: each node
+ranks its candidate splits (the best threshold of each feature by Gini impurity, the order
+CART would follow), iteration k tries at a node the splits of rank i <= k and gives both
+children the budget k - i (so the ranks chosen along a root-to-leaf path add up to at most
+k), and every subproblem with two levels left is solved exactly by ConTree's compiled
+depth-two search (Alg. 2). Iteration 0 is the greedy tree with an optimal last two levels,
+never worse than CART of the same depth; later iterations improve it. Results are kept per
+(rows, depth, budget), so an iteration reuses the work of the earlier ones.
+
+When the discrepancy iterations stop paying (one that found nothing better, or one that
+used more than a quarter of the time left, or the last rank), ConTree's complete search
+runs from the root with the incumbent as its upper bound (Eq. 4 with the bound B): it
+proves the incumbent optimal, or finds the optimum; stopped, the incumbent stands.
+
+Both cores: the root's candidate splits are dealt to two forked workers (``workers.Team``)
+that keep their caches from one iteration to the next and share the incumbent's cost (a
+shared double: a worker skips a root split whose left side alone costs more); in the
+complete search each worker runs Alg. 1 on half of the root's features with that bound,
+and the search is complete when both finish.
+"""
+from __future__ import annotations
+
+import math
+import time
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from .. import workers as team_of
+from .bounds import _Incumbent, _Timeout
+from .node import _Node
+from .search import _Solver
+from .tree import DPLeaf, DPNode, DPResult, DPSplit, PruningRules, _refine, predict
+
+_RANKED = 6  # candidate splits kept per node (at most one per feature, best Gini first)
+#: rows x columns from which the deep search uses both cores (below, forking costs more than it saves)
+PARALLEL_FROM = 20_000
+
+
+class _Lds:
+    """One deep search: ConTree's solver for nodes and the frontier, the discrepancy memo."""
+
+    def __init__(self, S: _Solver, shared: Any = None) -> None:
+        self.S = S
+        self.memo: dict[tuple, tuple[float, DPNode]] = {}
+        self.ranks: dict[bytes, list[tuple[int, int]]] = {}
+        self.shared = shared  # the team's incumbent cost (a shared double), or None
+
+    def ranked(self, node: _Node) -> list[tuple[int, int]]:
+        """The node's candidate splits (feature, last sorted position going left): each
+        feature's best cut by Gini, the purest first."""
+        key = node.rows.tobytes()
+        got = self.ranks.get(key)
+        if got is not None:
+            return got
+        S = self.S
+        score, nL, nR = S.gini_scores(node)
+        valid = S.valid_positions(node) & (nL > 0) & (nR > 0)
+        if S.min_leaf > 1:
+            pos = np.arange(1, node.m + 1)
+            valid &= ((pos >= S.min_leaf) & (node.m - pos >= S.min_leaf))[None, :]
+        score = np.where(valid, score, -np.inf)
+        zs = score.argmax(axis=1)
+        best = score[np.arange(score.shape[0]), zs]
+        order = [int(f) for f in np.argsort(-best, kind="stable") if np.isfinite(best[f])]
+        got = [(f, int(zs[f])) for f in order[:_RANKED]]
+        self.ranks[key] = got
+        return got
+
+    def search(self, node: _Node, r: int, k: int, level: int, part: int = 0, parts: int = 1,
+               found: Optional[Callable[[tuple[float, DPNode]], None]] = None) -> tuple[float, DPNode]:
+        """The best tree found for ``node`` with ``r`` levels left and discrepancy budget
+        ``k`` (exact when ``r <= 2``); at the root only the splits of rank i = ``part``
+        modulo ``parts`` (a worker's share), each better one passed to ``found``."""
+        S = self.S
+        if r <= 2:
+            res = S.solve(node, r, math.inf, level)
+            assert res.tree is not None
+            return res.cost, res.tree
+        key = (node.rows.tobytes(), r, k)
+        got = self.memo.get(key) if level else None
+        if got is not None:
+            return got
+        S.check_time()
+        cost, label = S.leaf(node)
+        best: tuple[float, DPNode] = (cost, DPLeaf(label))
+        if cost > 0 and node.m >= 2 * S.min_leaf:
+            for i, (f, z) in enumerate(self.ranked(node)):
+                if i > k:
+                    break
+                if level == 0 and i % parts != part:
+                    continue
+                cap = best[0] if level or self.shared is None else min(best[0], self.shared.value)
+                left, right = S.children(node, f, z)
+                cl, tl = self.search(left, r - 1, k - i, level + 1)
+                if cl >= cap - S.d_strict / 2:
+                    continue
+                cr, tr = self.search(right, r - 1, k - i, level + 1)
+                if cl + cr < best[0] - S.d_strict / 2:
+                    best = (cl + cr, DPSplit(f, S.threshold(node, f, z), tl, tr))
+                    if found is not None:
+                        found(best)
+        if level:
+            self.memo[key] = best
+        return best
+
+    def exact_share(self, root: _Node, depth: int, ub: float, part: int, parts: int) -> Optional[tuple[float, DPNode]]:
+        """Alg. 1 at the root over the features f = ``part`` modulo ``parts``, looking for a
+        tree of cost <= ``ub`` (inclusive); the best found, or None when there is none."""
+        S = self.S
+        inc = _Incumbent(ub, S.d_strict, S.d_tie)
+        for f in S.feature_order(root):
+            if f % parts != part:
+                continue
+            S.check_time()
+            S.branch(root, depth, f, inc, 0, 0.0)
+        return None if inc.tree is None else (inc.cost, inc.tree)
+
+
+class _Deep:
+    """The state a forked worker inherits: the search and the root."""
+
+    def __init__(self, lds: _Lds, root: _Node, depth: int) -> None:
+        self.lds, self.root, self.depth = lds, root, depth
+
+    def serve(self, part: int, payload: tuple) -> tuple:
+        """A worker's answer: ("lds", k) -> (best or None, finished); ("exact", ub) ->
+        (best or None, finished). Trees are materialised before they cross the pipe."""
+        lds, S = self.lds, self.lds.S
+        setattr(S, "check_time", _worker_clock(S))  # (the team's stop besides the deadline)
+        kind, arg = payload
+        best: list[Optional[tuple[float, DPNode]]] = [None]
+
+        def found(t: tuple[float, DPNode]) -> None:
+            if best[0] is None or t[0] < best[0][0]:
+                best[0] = t
+                if lds.shared is not None and t[0] < lds.shared.value:
+                    lds.shared.value = t[0]
+
+        finished = True
+        try:
+            if kind == "lds":
+                lds.search(self.root, self.depth, arg, 0, part, 2, found)
+            else:
+                got = lds.exact_share(self.root, self.depth, arg, part, 2)
+                if got is not None:
+                    found(got)
+        except _Timeout:
+            finished = False
+        out = None if best[0] is None else (best[0][0], S.materialise(best[0][1]))
+        return out, finished
+
+
+def _worker_clock(S: _Solver) -> Callable[[], None]:
+    """A worker's time check: its deadline, or the team's stop."""
+    def check() -> None:
+        if time.perf_counter() > S.deadline or team_of.stop_requested():
+            raise _Timeout
+    return check
+
+
+def deep_tree(X: np.ndarray, y: np.ndarray, depth: int, *, weights: Optional[np.ndarray] = None,
+              n_classes: Optional[int] = None, min_leaf: int = 1, time_limit: Optional[float] = None,
+              on_progress: Optional[Callable[[float, float, float], None]] = None,
+              processes: Optional[int] = None, scheduler: Optional[str] = None) -> DPResult:
+    """The best tree of depth <= ``depth`` found in ``time_limit`` (see the module), with a
+    proven lower bound (the optimum when the complete search finished, else the Bayes error
+    of rows with equal features);
+    ``processes``: 1 or 2 (default: both cores for problems of ``PARALLEL_FROM`` rows x
+    columns and more); ``scheduler``: a Dask scheduler's address, whose workers take the
+    root's shares instead (``deep_dask``)."""
+    start = time.perf_counter()
+    X = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
+    y = np.asarray(y).astype(np.int64, copy=False)
+    n = X.shape[0]
+    K = int(n_classes) if n_classes is not None else (int(y.max()) + 1 if n else 1)
+    w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
+    deadline = start + time_limit if time_limit is not None else math.inf
+    S = _Solver(X, y, w, K, depth, min_leaf, 0.0, deadline, PruningRules(), None, start)
+    if n == 0:
+        return DPResult(DPLeaf(0), 0.0, 0.0, "optimal", time.perf_counter() - start, {})
+    root = S.root_node()
+    S.root = root
+    if processes is None:
+        processes = team_of.cores() if n * X.shape[1] >= PARALLEL_FROM else 1
+    leaf_cost, label = S.leaf(root)
+    best: list[tuple[float, DPNode]] = [(leaf_cost, DPLeaf(label))]
+
+    def offer(found: Optional[tuple[float, DPNode]]) -> None:
+        if found is not None and found[0] < best[0][0] - S.d_strict / 2:
+            best[0] = found
+            if on_progress is not None:
+                on_progress(time.perf_counter() - start, found[0], 0.0)
+
+    shared = None
+    if processes > 1:
+        import multiprocessing as mp
+
+        shared = mp.get_context("fork").RawValue("d", best[0][0])
+    lds = _Lds(S, shared)
+    def tick() -> None:  # the workers' incumbent cost, between their answers
+        if shared is not None and shared.value < best[0][0] - S.d_strict / 2 and on_progress is not None:
+            on_progress(time.perf_counter() - start, shared.value, 0.0)
+
+    run: Any
+    if scheduler is not None:
+        from .deep_dask import DaskRoot
+
+        run = DaskRoot(scheduler, X, y, w, K, depth, min_leaf, deadline, lambda: best[0][0])
+    elif processes > 1:
+        run = _Parallel(lds, root, depth, deadline, tick)
+    else:
+        run = _Serial(lds, root, depth)
+    timed_out, iterations, proven = False, 0, False
+    try:
+        k = 0
+        while True:
+            began = time.perf_counter()
+            before = best[0][0]
+            done = run.lds(k, offer)
+            iterations += 1
+            if not done:
+                raise _Timeout
+            spent = time.perf_counter() - began
+            if k >= _RANKED - 1 or (k >= 1 and best[0][0] >= before) or spent > 0.25 * (deadline - time.perf_counter()):
+                break
+            k += 1
+        proven = run.exact(best[0][0] - S.d_strict, offer)  # nothing better exists, or the better one found is optimal
+        if not proven:
+            raise _Timeout
+    except _Timeout:
+        timed_out = True
+    finally:
+        run.close()
+    tree = _refine(S.materialise(best[0][1]), X, np.arange(n))
+    cost = float(w[predict(tree, X) != y].sum())
+    seconds = time.perf_counter() - start
+    status = "optimal" if proven else "feasible"
+    lower = cost if proven else min(cost, _bayes(X, y, w, K))
+    if on_progress is not None:
+        on_progress(seconds, cost, lower)
+    stats = dict(S.stats, lds_iterations=iterations, lds_memo=len(lds.memo), processes=processes,
+                 timed_out=timed_out)
+    return DPResult(tree, cost, lower, status, seconds, stats)
+
+
+def _bayes(X: np.ndarray, y: np.ndarray, w: np.ndarray, K: int) -> float:
+    """The Bayes error: the weight outvoted among rows with equal features, which no tree of
+    any depth separates (a lower bound at every depth)."""
+    _, group = np.unique(X, axis=0, return_inverse=True)
+    table = np.zeros((int(group.max()) + 1, K))
+    np.add.at(table, (group.ravel(), y), w)
+    return float(table.sum() - table.max(axis=1).sum())
+
+
+class _Serial:
+    """The deep search in this process."""
+
+    def __init__(self, search: _Lds, root: _Node, depth: int) -> None:
+        self.search, self.root, self.depth = search, root, depth
+
+    def lds(self, k: int, offer: Callable) -> bool:
+        offer(self.search.search(self.root, self.depth, k, 0, 0, 1, offer))
+        return True
+
+    def exact(self, ub: float, offer: Callable) -> bool:
+        offer(self.search.exact_share(self.root, self.depth, ub, 0, 1))
+        return True
+
+    def close(self) -> None:
+        pass
+
+
+class _Parallel:
+    """The deep search on two forked workers (see the module)."""
+
+    def __init__(self, lds: _Lds, root: _Node, depth: int, deadline: float, tick: Callable[[], None]) -> None:
+        self.deadline, self.tick = deadline, tick
+        self.team = team_of.Team(2, _Deep(lds, root, depth).serve)
+
+    def _ask(self, payload: tuple, offer: Callable) -> bool:
+        answers = self.team.ask([payload, payload], None if math.isinf(self.deadline) else self.deadline, self.tick)
+        finished = True
+        for a in answers:
+            if a is None:
+                finished = False
+                continue
+            found, done = a
+            offer(found)
+            finished = finished and done
+        return finished
+
+    def lds(self, k: int, offer: Callable) -> bool:
+        return self._ask(("lds", k), offer)
+
+    def exact(self, ub: float, offer: Callable) -> bool:
+        return self._ask(("exact", ub), offer)
+
+    def close(self) -> None:
+        self.team.close()

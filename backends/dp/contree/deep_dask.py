@@ -1,0 +1,117 @@
+"""The deep search's root on a Dask cluster (issue 27, item 2): ``odtc solve --scheduler
+ADDRESS`` deals the root's candidate splits to the cluster's workers, one actor each.
+
+Each actor (a ``_RootShare`` living on one worker) holds its own ConTree solver and the
+discrepancy memo for its share of the root's splits (rank i modulo the number of actors),
+so the memo persists from one iteration to the next as it does on the local cores; the
+parent sends each iteration's budget with the best cost known so far (the bound the shares
+prune with) and keeps the best answer. The complete search is split the same way, by root
+features. Nothing but the data (once, at start), budgets, bounds and trees crosses the
+network. Requires ``dask[distributed]`` (the ``sweep`` extra).
+"""
+from __future__ import annotations
+
+import math
+import time
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from .bounds import _Timeout
+from .deep import _Lds
+from .search import _Solver
+from .tree import DPNode, PruningRules
+
+
+class _Bound:
+    """The best cost the parent knows (``_Lds.shared``'s interface: ``.value``)."""
+
+    def __init__(self, value: float) -> None:
+        self.value = value
+
+
+class _RootShare:
+    """A Dask actor: one share of the root's splits (see the module)."""
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, w: np.ndarray, K: int, depth: int, min_leaf: int,
+                 part: int, parts: int) -> None:
+        start = time.perf_counter()
+        self.S = _Solver(X, y, w, K, depth, min_leaf, 0.0, math.inf, PruningRules(), None, start)
+        self.root = self.S.root_node()
+        self.S.root = self.root
+        self.bound = _Bound(math.inf)
+        self.lds = _Lds(self.S, self.bound)
+        self.depth, self.part, self.parts = depth, part, parts
+
+    def run(self, kind: str, arg: float, bound: float, seconds: Optional[float]) -> tuple:
+        """(best (cost, tree) or None, finished) of this share for ("lds", k) or ("exact", ub),
+        within ``seconds`` (None: no limit)."""
+        S = self.S
+        S.deadline = math.inf if seconds is None else time.perf_counter() + seconds
+        self.bound.value = bound
+        best: list[Optional[tuple[float, DPNode]]] = [None]
+
+        def found(t: tuple[float, DPNode]) -> None:
+            if best[0] is None or t[0] < best[0][0]:
+                best[0] = t
+                self.bound.value = min(self.bound.value, t[0])
+
+        finished = True
+        try:
+            if kind == "lds":
+                self.lds.search(self.root, self.depth, int(arg), 0, self.part, self.parts, found)
+            else:
+                got = self.lds.exact_share(self.root, self.depth, arg, self.part, self.parts)
+                if got is not None:
+                    found(got)
+        except _Timeout:
+            finished = False
+        return (None if best[0] is None else (best[0][0], S.materialise(best[0][1]))), finished
+
+
+class DaskRoot:
+    """The parent's side: one actor per worker of the cluster at ``address``; the same
+    ``lds`` / ``exact`` / ``close`` interface as the local runs of ``deep.deep_tree``."""
+
+    def __init__(self, address: str, X: np.ndarray, y: np.ndarray, w: np.ndarray, K: int, depth: int,
+                 min_leaf: int, deadline: float, best: Callable[[], float]) -> None:
+        from distributed import Client
+
+        self.client = Client(address, timeout=10)
+        names = list(self.client.scheduler_info()["workers"])
+        parts = max(1, len(names))
+        data = [self.client.scatter(a, broadcast=True) for a in (X, y, w)]
+        self.actors = [self.client.submit(_RootShare, *data, K, depth, min_leaf, i, parts, actor=True,
+                                          workers=[names[i]] if names else None, pure=False).result()
+                       for i in range(parts)]
+        self.deadline, self.best = deadline, best
+
+    def _run(self, kind: str, arg: float, offer: Callable) -> bool:
+        from odt.compiler import limits
+
+        left = None if math.isinf(self.deadline) else max(0.0, self.deadline - time.perf_counter())
+        futures: list[Any] = [a.run(kind, arg, self.best(), left) for a in self.actors]  # ActorFutures
+        finished = True
+        pending = list(futures)
+        while pending:  # a signal to this process abandons the shares still running (no answer, unfinished)
+            if limits.halted():
+                return False
+            for f in list(pending):
+                try:
+                    found, done = f.result(timeout=0.2)
+                except TimeoutError:
+                    continue
+                pending.remove(f)
+                offer(found)
+                finished = finished and done
+        return finished
+
+    def lds(self, k: int, offer: Callable) -> bool:
+        return self._run("lds", k, offer)
+
+    def exact(self, ub: float, offer: Callable) -> bool:
+        return self._run("exact", ub, offer)
+
+    def close(self) -> None:
+        self.client.close()
+

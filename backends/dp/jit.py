@@ -1,0 +1,311 @@
+"""Which compiled kernels a dp solve may call now, and filling numba's cache for later
+processes (issue 25, item 5).
+
+Input: a kernel group's name, asked by an engine when it starts a solve (``ready``) and
+while it runs on numpy (``due``). Output: whether to call the group's numba kernels; as a
+side effect, at most one detached warm-up process per group that compiles them into
+numba's on-disk cache.
+
+Compiling a group costs 10-15 s of one core (numba's typing and LLVM), once per install:
+numba keeps the machine code on disk (``cache=True``), and a later process loads it in a
+fraction of a second. A process that finds its group not compiled yet does not wait for it: the
+engine runs its numpy paths (the same optima) while a niced process started here
+(``python -m odt.warmup``'s ``background``) compiles the group; a solve still running when
+that ends stops and starts again on the compiled kernels (``switchable``, the dp backend),
+and every later solve and process uses them.
+
+Groups: ``streed`` (``streed/kernels.py``), ``contree`` (``contree/kernels*.py`` with integral
+row weights, int32) and ``contree-float`` (the same kernels on fractional weights, float64).
+
+Modes, from the environment variable ``ODT_KERNELS``: ``auto`` (the default, the above),
+``compile`` (numba's own behaviour: compile in this process on first use; the tests and
+benchmarks), ``numpy`` (never numba).
+
+Invariants:
+* a stamp per group (``odt-kernels-<group>.json`` in ``state_dirs()``'s first writable
+  folder) records the outcome of a finished warm-up for a fingerprint of the group's
+  sources, numba, Python, the machine and ``NUMBA_CACHE_DIR``; any change of those makes
+  the group cold again. ``ok``: compiled and cached; ``nocache``: numba could not write its
+  cache (then every process compiles on first use, as numba does); ``failed``: compiling
+  raised (then numpy, until the fingerprint changes);
+* one warm-up per group at a time: it holds an exclusive ``flock`` on the group's lock file,
+  taken by the process that starts it and inherited (so a crashed warm-up frees it);
+* a warm-up never outlives ``WARMUP_SECONDS`` and runs at a lower priority (``NICE``); while
+  this process lives a thread waits for it (no zombie); it writes only into the state
+  folder and numba's cache;
+* with no writable state folder nothing is started and the kernels compile in the process
+  that needs them (numba's behaviour).
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.util
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+#: kernel group -> the engine folders (beside this file) whose sources make its fingerprint
+GROUPS: dict[str, tuple[str, ...]] = {"streed": ("streed",), "contree": ("contree",), "contree-float": ("contree",)}
+MODES = ("auto", "compile", "numpy")
+#: a warm-up process ends by then whatever it is doing (compiling takes 10-40 s)
+WARMUP_SECONDS = 600.0
+#: seconds between two looks at the stamp of a group another process compiles
+POLL_SECONDS = 0.25
+_HERE = Path(__file__).resolve().parent
+#: the nice value of a warm-up: it yields to the solve that started it
+NICE = 10
+#: the warm-up process: a lower priority before anything else, this process's module path,
+#: then ``odt.warmup.background(group, fd)``
+_BOOT = (f"import json, os, sys; hasattr(os, 'nice') and os.nice({NICE}); "
+         "sys.path[:] = json.loads(os.environ.pop('ODT_KERNELS_PATH')); "
+         "from odt.warmup import background; background(sys.argv[1], int(sys.argv[2]))")
+
+_ready: set[str] = set()  # groups this process calls compiled (stamp ok, or compiled here)
+_started: set[str] = set()  # groups whose warm-up this process started or found running
+_next_poll: dict[str, float] = {}
+_fingerprints: dict[tuple, str] = {}
+_local = threading.local()
+
+
+def mode() -> str:
+    """``ODT_KERNELS`` (``auto`` when unset or unknown)."""
+    value = os.environ.get("ODT_KERNELS", "auto").strip().lower()
+    return value if value in MODES else "auto"
+
+
+@functools.lru_cache(maxsize=None)
+def numba_installed() -> bool:
+    return importlib.util.find_spec("numba") is not None
+
+
+def ready(group: str) -> bool:
+    """Whether a solve starting now calls the compiled kernels of ``group`` (the engine
+    still checks its kernels module's own switch, e.g. ``kernels.ACTIVE``). In ``auto``
+    mode a cold group starts its warm-up here and answers False: numpy for now."""
+    m = mode()
+    if m == "numpy" or not numba_installed():
+        return False
+    if m == "compile" or group in _ready:
+        return True
+    status = stamp_status(group)
+    if status in ("ok", "nocache"):  # nocache: numba compiles on first use, as without odt
+        _ready.add(group)
+        return True
+    if status == "failed":
+        return False
+    if group in _started or _start(group):
+        return False
+    _ready.add(group)  # nowhere to keep a stamp: compile here, as numba does
+    return True
+
+
+def waiting(group: str) -> bool:
+    """Whether ``group`` is cold with its warm-up under way (``ready`` said False in
+    ``auto`` mode): a solve that starts on numpy now may switch (``due``) later."""
+    return mode() == "auto" and group in _started and group not in _ready
+
+
+def due(group: str) -> bool:
+    """Inside ``switchable``: True once ``group`` (``waiting`` when this thread's solve
+    started) is compiled, by the warm-up this process started or another process's.
+    Cheap: the engines call it beside their deadline checks."""
+    switch = getattr(_local, "switch", None)
+    if switch is None:
+        return False
+    if group not in _ready:
+        now = time.perf_counter()
+        if now < _next_poll.get(group, 0.0):
+            return False
+        _next_poll[group] = now + POLL_SECONDS
+        if stamp_status(group) != "ok":
+            return False
+        _ready.add(group)
+    switch.fired = True
+    return True
+
+
+class Switch:
+    """``fired``: a solve of this scope stopped early for its kernels being compiled."""
+
+    def __init__(self) -> None:
+        self.fired = False
+
+
+@contextmanager
+def switchable() -> Iterator[Switch]:
+    """A scope whose numpy-path solves stop (as on a deadline) once their kernel group is
+    compiled, so that the caller can solve again on the compiled kernels."""
+    outer = getattr(_local, "switch", None)
+    switch = _local.switch = Switch()
+    try:
+        yield switch
+    finally:
+        _local.switch = outer
+
+
+# ---------------------------------------------------------------------- stamps
+def state_dirs() -> list[Path]:
+    """Where stamps and locks are looked for, in order: the ``__pycache__`` beside this
+    file (numba's own first choice, so an install keeps its kernels and their stamp
+    together), the user's cache folder; ``ODT_CACHE_DIR`` alone when it is set."""
+    if os.environ.get("ODT_CACHE_DIR"):
+        return [Path(os.environ["ODT_CACHE_DIR"])]
+    dirs = [_HERE / "__pycache__"]
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or os.path.expanduser("~")
+    elif sys.platform == "darwin":
+        base = os.path.expanduser("~/Library/Caches")
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+    dirs.append(Path(base) / "odt")
+    return dirs
+
+
+def writable_dir() -> Path | None:
+    """The first of ``state_dirs()`` this process can write into (created if missing)."""
+    for d in state_dirs():
+        try:
+            d.mkdir(parents=True, exist_ok=True)
+            tempfile.TemporaryFile(dir=d).close()
+            return d
+        except OSError:
+            continue
+    return None
+
+
+def fingerprint(group: str) -> str:
+    """A hash of what the group's compiled code depends on (see the module docstring)."""
+    key = (group, os.environ.get("NUMBA_CACHE_DIR", ""))
+    if key not in _fingerprints:
+        h = hashlib.sha256()
+        for part in (group, sys.version, platform.machine(), _cpu(), key[1]):
+            h.update(part.encode() + b"\0")
+        h.update(_numba_version())
+        for folder in GROUPS[group]:
+            for path in sorted((_HERE / folder).glob("*.py")):
+                h.update(path.name.encode() + b"\0" + path.read_bytes())
+        _fingerprints[key] = h.hexdigest()
+    return _fingerprints[key]
+
+
+def _numba_version() -> bytes:
+    """numba's version file (read, not imported: importing numba takes 0.5-1 s, and
+    ``importlib.metadata`` 15-20 ms, in a process that may not need it)."""
+    spec = importlib.util.find_spec("numba")
+    if spec is None or spec.origin is None:
+        return b"?"
+    try:
+        return Path(spec.origin).with_name("_version.py").read_bytes()
+    except OSError:
+        return b"?"
+
+
+def _cpu() -> str:
+    """The processor model (numba's machine code is specific to it)."""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
+
+
+def stamp_path(folder: Path, group: str) -> Path:
+    return folder / f"odt-kernels-{group}.json"
+
+
+def stamp_status(group: str) -> str | None:
+    """The outcome recorded for the group's current fingerprint, or None (cold)."""
+    want = fingerprint(group)
+    for d in state_dirs():
+        try:
+            data = json.loads(stamp_path(d, group).read_text())
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and data.get("fingerprint") == want:
+            return str(data.get("status"))
+    return None
+
+
+def write_stamp(folder: Path, group: str, status: str, **info: object) -> None:
+    """Record a finished warm-up (atomically: a reader never sees half a stamp)."""
+    data = dict(info, group=group, status=status, fingerprint=fingerprint(group), when=time.time())
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".odt-kernels-{group}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            json.dump(data, fh)
+        os.chmod(tmp, 0o644)  # readable by every user of a shared install (mkstemp makes it 0600)
+        os.replace(tmp, stamp_path(folder, group))
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+# ---------------------------------------------------------------------- the warm-up process
+def lock(folder: Path, group: str, wait: bool = False) -> int | None:
+    """An open descriptor holding the group's exclusive lock, or None when another process
+    holds it (``wait``: block until it is free). Where ``flock`` is missing (Windows), a
+    descriptor without a lock: two warm-ups may then compile at once, harmlessly."""
+    fd = os.open(folder / f"odt-kernels-{group}.lock", os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return fd
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _start(group: str) -> bool:
+    """Start the group's warm-up (or find one running): True; False with no writable
+    state folder (nothing started)."""
+    folder = writable_dir()
+    if folder is None:
+        return False
+    _started.add(group)
+    try:
+        fd = lock(folder, group)
+    except OSError:
+        return False
+    if fd is None:  # another process compiles the group: poll its stamp (``due``)
+        return True
+    try:
+        log = open(folder / f"odt-kernels-{group}.log", "wb")
+    except OSError:
+        os.close(fd)
+        return False
+    env = dict(os.environ, ODT_KERNELS="compile", ODT_KERNELS_PATH=json.dumps(sys.path))
+    detach: dict = {}
+    if os.name == "posix":
+        # its own process group (Ctrl-C at the terminal does not reach it) but this session:
+        # Linux schedules each session as one group, so a new session would take a share
+        # equal to this one's whatever its nice value (measured: the first solve 3x slower)
+        detach = {"pass_fds": (fd,), "process_group": 0} if sys.version_info >= (3, 11) else \
+            {"pass_fds": (fd,), "preexec_fn": os.setpgrp}
+    try:
+        proc = subprocess.Popen([sys.executable, "-c", _BOOT, group, str(fd)], env=env, cwd=folder,
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, **detach)
+    except OSError:
+        return False
+    finally:
+        log.close()
+        os.close(fd)  # the warm-up holds the lock now (the same open file)
+    threading.Thread(target=proc.wait, name=f"odt-kernels-{group}", daemon=True).start()
+    return True

@@ -1,0 +1,109 @@
+"""The deep anytime search (backends/dp/contree/deep.py; issue 27): complete — with time it
+proves ConTree's optimum —, anytime — stopped, its tree is at least as good as greedy CART
+of the same depth and verified —, the same on one core and on two, and no worker
+outlives it."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import odt
+from odt.backends.dp.contree import optimal_tree
+from odt.backends.dp.contree.deep import deep_tree
+from odt.backends.dp.contree.tree import predict
+
+ROOT = Path(__file__).resolve().parents[3]
+PIMA = ROOT / "examples" / "data" / "pima-indians-diabetes.csv"
+
+
+def _errors(tree, X, y, w=None) -> float:
+    wrong = predict(tree, X) != y
+    return float(wrong.sum() if w is None else w[wrong].sum())
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_with_time_it_proves_contrees_optimum(seed):
+    rng = np.random.default_rng(seed)
+    n, p, k = int(rng.integers(20, 70)), int(rng.integers(1, 4)), int(rng.integers(2, 4))
+    X = rng.integers(0, 7, size=(n, p)).astype(float)
+    y = rng.integers(0, k, size=n)
+    w = rng.integers(1, 4, size=n).astype(float) if seed % 2 else None
+    depth = int(rng.integers(3, 5))
+    want = optimal_tree(X, y, depth, weights=w, n_classes=k)
+    got = deep_tree(X, y, depth, weights=w, n_classes=k, processes=1)
+    assert got.status == "optimal" and got.lower_bound == got.cost
+    assert got.cost == pytest.approx(want.cost)
+    assert _errors(got.tree, X, y, w) == pytest.approx(got.cost)
+
+
+def test_one_core_and_two_cores_prove_the_same_optimum():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 4))
+    y = ((X[:, 0] > 0.2) ^ (X[:, 1] < -0.1) ^ (rng.random(300) < 0.15)).astype(int)
+    one = deep_tree(X, y, 4, processes=1)
+    two = deep_tree(X, y, 4, processes=2)
+    assert one.status == two.status == "optimal"
+    assert one.cost == two.cost == optimal_tree(X, y, 4).cost
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_stopped_it_is_never_worse_than_cart(processes):
+    from sklearn.tree import DecisionTreeClassifier
+
+    raw = np.genfromtxt(PIMA, delimiter=",", skip_header=1)
+    X, y = raw[:, :-1], raw[:, -1].astype(int)
+    res = deep_tree(X, y, 5, time_limit=3, processes=processes)
+    cart = int((DecisionTreeClassifier(max_depth=5, random_state=0).fit(X, y).predict(X) != y).sum())
+    assert res.status == "feasible" and res.lower_bound <= res.cost
+    assert _errors(res.tree, X, y) == res.cost <= cart
+
+
+def test_a_minimum_leaf_size_holds_at_depth():
+    raw = np.genfromtxt(PIMA, delimiter=",", skip_header=1)
+    X, y = raw[:, :-1], raw[:, -1].astype(int)
+    res = deep_tree(X, y, 5, min_leaf=20, time_limit=3, processes=1)
+    leaves = _leaf_rows(res.tree, X)
+    assert leaves and min(leaves) >= 20
+
+
+def _leaf_rows(tree, X) -> list[int]:
+    from odt.backends.dp.contree.tree import DPLeaf
+
+    out: list[int] = []
+
+    def walk(t, rows):
+        if isinstance(t, DPLeaf):
+            out.append(int(rows.size))
+            return
+        go = X[rows, t.feature] <= t.threshold
+        walk(t.left, rows[go])
+        walk(t.right, rows[~go])
+
+    walk(tree, np.arange(X.shape[0]))
+    return out
+
+
+def test_a_program_at_depth_five_reports_its_history():
+    prog = odt.compile(f'data "{PIMA}" {{ target class }}\nmodel tree(depth <= 5)\nminimize errors\n')
+    res = prog.solve(backend="dp", time_limit=4)
+    assert res.verified and res.history
+    times = [t for t, _, _ in res.history]
+    assert times == sorted(times)
+    incumbents = [v for _, v, _ in res.history if v is not None]
+    assert incumbents[-1] == res.objective and all(a >= b for a, b in zip(incumbents, incumbents[1:]))
+    assert res.convergence_svg().startswith("<svg")
+
+
+@pytest.mark.slow  # a Dask LocalCluster of two worker processes
+def test_a_dask_cluster_proves_the_same_optimum():
+    pytest.importorskip("distributed")
+    from distributed import LocalCluster
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 4))
+    y = ((X[:, 0] > 0.2) ^ (X[:, 1] < -0.1) ^ (rng.random(300) < 0.15)).astype(int)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        res = deep_tree(X, y, 4, scheduler=cluster.scheduler_address)
+    assert res.status == "optimal" and res.cost == optimal_tree(X, y, 4).cost

@@ -1,0 +1,231 @@
+"""The dp kernels' compile policy (backends/dp/jit.py, odt/warmup.py; issue 25 item 5): a
+cold group solves on numpy while one warm-up process compiles it into numba's cache, a
+solve still running then restarts on the compiled kernels, and later processes compile
+nothing. Runs the default mode (``auto``) with its own state and cache folders; the rest
+of the suite compiles in-process (``tests/conftest.py``)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import odt
+from odt.backends.dp import jit
+
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLES = ROOT / "examples"
+HEART = EXAMPLES / "data" / "heart-cleveland.csv"
+
+pytestmark = pytest.mark.skipif(not jit.numba_installed(), reason="numba not installed")
+
+
+@pytest.fixture
+def auto(tmp_path, monkeypatch):
+    """``auto`` mode with a fresh state folder and this process's jit memory cleared."""
+    monkeypatch.setenv("ODT_KERNELS", "auto")
+    monkeypatch.setenv("ODT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(jit, "_ready", set())
+    monkeypatch.setattr(jit, "_started", set())
+    monkeypatch.setattr(jit, "_next_poll", {})
+    return tmp_path
+
+
+def _solve(program: str, mode: str, monkeypatch, **kw):
+    monkeypatch.setenv("ODT_KERNELS", mode)
+    return odt.compile_file(program).solve(backend="dp", **kw)
+
+
+@pytest.mark.parametrize("example", ["quickstart.odt", "haberman_quantiles.odt"])
+def test_the_numpy_paths_find_the_compiled_optimum(example, monkeypatch):
+    compiled = _solve(EXAMPLES / example, "compile", monkeypatch)
+    plain = _solve(EXAMPLES / example, "numpy", monkeypatch)
+    assert compiled.status == plain.status == "optimal"
+    assert plain.objective == compiled.objective and plain.verified
+    assert plain.classifier.to_text() == compiled.classifier.to_text()
+
+
+def test_a_stamp_holds_for_its_fingerprint_only(auto, monkeypatch):
+    assert jit.stamp_status("streed") is None
+    jit.write_stamp(auto, "streed", "ok", seconds=1.0)
+    assert jit.stamp_status("streed") == "ok"
+    assert jit.stamp_status("contree") is None  # another group, another stamp
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(auto / "elsewhere"))  # numba's cache moved: cold again
+    assert jit.stamp_status("streed") is None
+
+
+def test_one_warm_up_per_group_holds_the_lock(tmp_path):
+    fd = jit.lock(tmp_path, "streed")
+    assert fd is not None
+    assert jit.lock(tmp_path, "streed") is None  # held
+    other = jit.lock(tmp_path, "contree")
+    assert other is not None
+    os.close(fd)
+    os.close(other)
+    again = jit.lock(tmp_path, "streed")
+    assert again is not None
+    os.close(again)
+
+
+def test_ready_follows_the_mode_and_the_stamp(auto, monkeypatch):
+    jit.write_stamp(auto, "streed", "ok")
+    jit.write_stamp(auto, "contree-float", "failed")
+    assert jit.ready("streed") and not jit.waiting("streed")
+    assert not jit.ready("contree-float") and not jit.waiting("contree-float")  # failed: numpy, nothing started
+    monkeypatch.setenv("ODT_KERNELS", "numpy")
+    assert not jit.ready("streed")
+    monkeypatch.setenv("ODT_KERNELS", "compile")
+    assert jit.ready("contree-float")
+    assert not list(auto.glob("*.log"))  # no warm-up was started
+
+
+def test_a_cold_group_waits_for_the_warm_up_another_process_runs(auto):
+    fd = jit.lock(auto, "contree")  # as a warm-up in another process holds it
+    try:
+        assert not jit.ready("contree") and jit.waiting("contree")
+        assert not list(auto.glob("*.log"))  # found running: none started here
+        with jit.switchable():
+            assert not jit.due("contree")
+            jit.write_stamp(auto, "contree", "ok")
+            jit._next_poll.clear()
+            assert jit.due("contree")
+        assert jit.ready("contree") and not jit.waiting("contree")
+        assert not jit.due("contree")  # outside a switchable scope: never
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.parametrize("program", [EXAMPLES / "contree_diabetes.odt", "heart"])
+def test_a_solve_on_numpy_restarts_on_the_compiled_kernels_once_they_are_ready(program, auto, monkeypatch, tmp_path):
+    """The warm-up of another process ends during the solve (its stamp written at the first
+    progress report): the solve stops, restarts on the compiled kernels, and keeps their
+    optimum; progress stays monotone across the restart."""
+    if program == "heart":
+        program = tmp_path / "heart.odt"
+        program.write_text(f'data "{HEART}" {{ target class }}\nmodel tree(depth <= 3)\nminimize errors\n')
+    group = "contree" if "diabetes" in str(program) else "streed"
+    monkeypatch.setenv("ODT_KERNELS", "compile")
+    expected = odt.compile_file(program).solve(backend="dp")
+    monkeypatch.setenv("ODT_KERNELS", "auto")
+    monkeypatch.setattr(jit, "POLL_SECONDS", 0.0)
+    fd = jit.lock(auto, group)
+    seen = []
+
+    def progress(p):
+        if not seen:
+            jit.write_stamp(auto, group, "ok")
+        seen.append((p.elapsed, p.incumbent, p.bound))
+
+    try:
+        res = odt.compile_file(program).solve(backend="dp", progress=progress)
+    finally:
+        os.close(fd)
+    assert "restarted on the compiled kernels" in res.log
+    assert res.status == "optimal" and res.objective == expected.objective and res.verified
+    assert [s[0] for s in seen] == sorted(s[0] for s in seen)
+    incumbents = [s[1] for s in seen if s[1] is not None]
+    bounds = [s[2] for s in seen if s[2] is not None]
+    assert incumbents == sorted(incumbents, reverse=True) and bounds == sorted(bounds)
+
+
+#: a first (cold) process must not even import numba
+COLD = """
+import json, sys
+from odt.cli import main
+code = main(["solve", sys.argv[1], "--json", "--quiet"])
+print(json.dumps({"code": code, "numba": "numba" in sys.modules}))
+"""
+#: a later process: the numba compilations its solve runs (none: every kernel from the cache)
+WARM = """
+import json, sys
+from numba.core import event
+compiles = []
+class Count(event.Listener):
+    def on_start(self, e): pass
+    def on_end(self, e): compiles.append(e.data["dispatcher"].py_func.__name__)
+event.register("numba:compile", Count())
+from odt.cli import main
+codes = [main(["solve", program, "--json", "--quiet"]) for program in sys.argv[1:]]
+print(json.dumps({"code": max(codes), "compiles": compiles}))
+"""
+DATA = EXAMPLES / "data"
+#: later programs of each group: other data, classes and constructs than its first solve's
+LATER = {
+    "streed": [f'data "{DATA}/heart-cleveland.csv" {{ target class }}\nmodel tree(depth <= 4)\nminimize errors',
+               f'data "{DATA}/heart-cleveland.csv" {{ target class }}\nmodel tree(depth <= 3)\nminimize errors\n'
+               "subject to { every leaf: samples >= 5 }",
+               f'data "{DATA}/mouse.csv" {{ target class }}\nmodel tree(depth <= 4, nodes <= 5)\nminimize errors',
+               f'data "{DATA}/mouse.csv" {{ target class }}\nmodel tree(depth <= 3)\nminimize errors + 1/2 * nodes'],
+    "contree": [f'data "{DATA}/iris.csv" {{ target class\nnumeric Sepal_length, Sepal_width, Petal_length, '
+                "Petal_width by thresholds(all) }\nmodel tree(depth <= 3)\nminimize errors",
+                f'data "{DATA}/haberman.csv" {{ target class\nnumeric age, operation_year, positive_axillary_nodes '
+                "by thresholds(all) }\nmodel tree(depth <= 2)\nminimize errors\nsubject to { every leaf: samples >= 5 }"],
+}
+
+
+def _run(script: str, program: Path, env: dict, *more: Path) -> dict:
+    """The script's summary (its last line; the solves' --json output comes before)."""
+    out = subprocess.run([sys.executable, "-c", script, str(program), *map(str, more)], env=env, capture_output=True,
+                         text=True, timeout=600, cwd=str(program.parent))
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _processes_in(folder: Path) -> list[int]:
+    """Live processes whose working directory is ``folder`` (the warm-up's)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if Path(os.readlink(entry / "cwd")) == folder:
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="needs /proc")
+@pytest.mark.parametrize("example, group", [("quickstart.odt", "streed"), ("contree_diabetes.odt", "contree")])
+def test_a_cold_solve_compiles_in_the_background_and_later_processes_compile_nothing(example, group, tmp_path):
+    """The first solve runs on numpy and starts the group's one warm-up, which ends and
+    leaves no process; a later process then solves the same and other programs of the
+    group (other data, classes, constructs) without compiling anything."""
+    state, cache = tmp_path / "state", tmp_path / "numba"
+    env = dict(os.environ, ODT_KERNELS="auto", ODT_CACHE_DIR=str(state), NUMBA_CACHE_DIR=str(cache))
+    program = EXAMPLES / example
+    first = _run(COLD, program, env)
+    assert first["code"] == 0 and not first["numba"]  # solved on numpy, numba not even imported
+    warmups = set(_processes_in(state))
+    assert len(warmups) <= 1  # the warm-up (unless it already ended)
+    second = _run(COLD, program, env)  # finds the warm-up running (or done): starts none
+    assert second["code"] == 0 and set(_processes_in(state)) <= warmups
+    deadline = time.monotonic() + jit.WARMUP_SECONDS
+    while (fd := jit.lock(state, group)) is None:  # the warm-up holds it until it ends
+        assert time.monotonic() < deadline
+        time.sleep(0.5)
+    os.close(fd)
+    stamp = json.loads((state / f"odt-kernels-{group}.json").read_text())
+    assert stamp["status"] == "ok", (state / f"odt-kernels-{group}.log").read_text()
+    time.sleep(0.5)
+    assert not _processes_in(state)  # the warm-up ended and no process of it is left
+    later = []
+    for i, text in enumerate(LATER[group]):
+        later.append(tmp_path / f"later{i}.odt")
+        later[-1].write_text(text + "\n")
+    warm = _run(WARM, program, env, *later)
+    assert warm["code"] == 0 and warm["compiles"] == []
+
+
+def test_odtc_warmup_skips_compiled_groups_and_refuses_unknown_ones(auto, capsys):
+    from odt.cli import main
+
+    jit.write_stamp(auto, "streed", "ok")
+    assert main(["warmup", "streed"]) == 0
+    assert "streed: compiled already" in capsys.readouterr().out
+    assert main(["warmup", "streed", "nope"]) == 1
+    assert "unknown kernel group 'nope'" in capsys.readouterr().err
