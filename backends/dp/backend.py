@@ -75,7 +75,7 @@ class DpBackend(Backend):
         rows = int((data.row_weights() > 0).sum())
         if isinstance(program.skeleton, BddSkeleton):
             return f"BDD subset enumeration on the program, no encoding: {rows} rows, {len(data.features)} features"
-        return f"ConTree search on the program, no encoding: {rows} rows, {len(data.binarizer.columns)} columns"
+        return f"dynamic programming on the program (ConTree, STreeD), no encoding: {rows} rows, {len(data.binarizer.columns)} columns"
 
     def emit(self, model: ir.Model) -> Artifact:
         raise unsupported("a solver file", "it searches the program directly and builds no IR", backend=self.NAME,
