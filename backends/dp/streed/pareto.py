@@ -40,7 +40,7 @@ from typing import Callable
 import numpy as np
 
 from odt.compiler import limits
-from odt.compiler.errors import UnsupportedConstruct
+from odt.compiler.support import unsupported
 from odt.compiler.search import GlobalConstraint, TreeSearch, formula_columns, formula_holds
 
 from ..anytime import EngineResult, Incumbent, Timeout, deepen, finish
@@ -218,12 +218,12 @@ MAX_TYPE_CELLS = 2_000_000
 
 
 def _refuse_many_types(types: int, classes: int, rows: int) -> None:
-    """An ``UnsupportedConstruct`` when the front DP's tables would exceed ``MAX_TYPE_CELLS``."""
+    """A refusal (``compiler.support.unsupported``) when the front DP's tables would exceed ``MAX_TYPE_CELLS``."""
     if types * classes > MAX_TYPE_CELLS or rows * types > 25 * MAX_TYPE_CELLS:
-        raise UnsupportedConstruct(
-            f"backend 'dp' cannot take this program: its Pareto-front search keeps a value per row type "
-            f"(class and groups) and predicted class, {types:,} x {classes:,}, more than {MAX_TYPE_CELLS:,} "
-            "for this many classes",
+        raise unsupported(
+            "this program's group constraints with this many classes",
+            f"its Pareto-front search keeps a value per row type (class and groups) and predicted class, "
+            f"{types:,} x {classes:,}, more than {MAX_TYPE_CELLS:,}", backend="dp", takers=("maxsat", "cp"),
             hint="merge rare classes into one (the target has a class for almost every row?), or drop the "
                  "group constraints to let the plain dp search take it")
 
