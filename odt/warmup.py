@@ -193,6 +193,4 @@ def run(groups: list[str], force: bool = False) -> int:
 
 
 if __name__ == "__main__":  # python -m odt.warmup [GROUP ...] [--force]: the same as odtc warmup
-    from odt.cli import main
-
-    sys.exit(main(["warmup", *sys.argv[1:]]))
+    sys.exit(run([a for a in sys.argv[1:] if a != "--force"], force="--force" in sys.argv[1:]))

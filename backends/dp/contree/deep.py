@@ -34,94 +34,14 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from .. import workers as team_of
-from .bounds import _Incumbent, _Timeout
+from .bounds import _Timeout
 from .node import _Node
 from .search import _Solver
-from .tree import DPLeaf, DPNode, DPResult, DPSplit, PruningRules, _refine, predict
+from .lds import _RANKED, _Lds
+from .tree import DPLeaf, DPNode, DPResult, PruningRules, _refine, predict
 
-_RANKED = 6  # candidate splits kept per node (at most one per feature, best Gini first)
 #: rows x columns from which the deep search uses both cores (below, forking costs more than it saves)
 PARALLEL_FROM = 20_000
-
-
-class _Lds:
-    """One deep search: ConTree's solver for nodes and the frontier, the discrepancy memo."""
-
-    def __init__(self, S: _Solver, shared: Any = None) -> None:
-        self.S = S
-        self.memo: dict[tuple, tuple[float, DPNode]] = {}
-        self.ranks: dict[bytes, list[tuple[int, int]]] = {}
-        self.shared = shared  # the team's incumbent cost (a shared double), or None
-
-    def ranked(self, node: _Node) -> list[tuple[int, int]]:
-        """The node's candidate splits (feature, last sorted position going left): each
-        feature's best cut by Gini, the purest first."""
-        key = node.rows.tobytes()
-        got = self.ranks.get(key)
-        if got is not None:
-            return got
-        S = self.S
-        score, nL, nR = S.gini_scores(node)
-        valid = S.valid_positions(node) & (nL > 0) & (nR > 0)
-        if S.min_leaf > 1:
-            pos = np.arange(1, node.m + 1)
-            valid &= ((pos >= S.min_leaf) & (node.m - pos >= S.min_leaf))[None, :]
-        score = np.where(valid, score, -np.inf)
-        zs = score.argmax(axis=1)
-        best = score[np.arange(score.shape[0]), zs]
-        order = [int(f) for f in np.argsort(-best, kind="stable") if np.isfinite(best[f])]
-        got = [(f, int(zs[f])) for f in order[:_RANKED]]
-        self.ranks[key] = got
-        return got
-
-    def search(self, node: _Node, r: int, k: int, level: int, part: int = 0, parts: int = 1,
-               found: Optional[Callable[[tuple[float, DPNode]], None]] = None) -> tuple[float, DPNode]:
-        """The best tree found for ``node`` with ``r`` levels left and discrepancy budget
-        ``k`` (exact when ``r <= 2``); at the root only the splits of rank i = ``part``
-        modulo ``parts`` (a worker's share), each better one passed to ``found``."""
-        S = self.S
-        if r <= 2:
-            res = S.solve(node, r, math.inf, level)
-            assert res.tree is not None
-            return res.cost, res.tree
-        key = (node.rows.tobytes(), r, k)
-        got = self.memo.get(key) if level else None
-        if got is not None:
-            return got
-        S.check_time()
-        cost, label = S.leaf(node)
-        best: tuple[float, DPNode] = (cost, DPLeaf(label))
-        if cost > 0 and node.m >= 2 * S.min_leaf:
-            for i, (f, z) in enumerate(self.ranked(node)):
-                if i > k:
-                    break
-                if level == 0 and i % parts != part:
-                    continue
-                cap = best[0] if level or self.shared is None else min(best[0], self.shared.value)
-                left, right = S.children(node, f, z)
-                cl, tl = self.search(left, r - 1, k - i, level + 1)
-                if cl >= cap - S.d_strict / 2:
-                    continue
-                cr, tr = self.search(right, r - 1, k - i, level + 1)
-                if cl + cr < best[0] - S.d_strict / 2:
-                    best = (cl + cr, DPSplit(f, S.threshold(node, f, z), tl, tr))
-                    if found is not None:
-                        found(best)
-        if level:
-            self.memo[key] = best
-        return best
-
-    def exact_share(self, root: _Node, depth: int, ub: float, part: int, parts: int) -> Optional[tuple[float, DPNode]]:
-        """Alg. 1 at the root over the features f = ``part`` modulo ``parts``, looking for a
-        tree of cost <= ``ub`` (inclusive); the best found, or None when there is none."""
-        S = self.S
-        inc = _Incumbent(ub, S.d_strict, S.d_tie)
-        for f in S.feature_order(root):
-            if f % parts != part:
-                continue
-            S.check_time()
-            S.branch(root, depth, f, inc, 0, 0.0)
-        return None if inc.tree is None else (inc.cost, inc.tree)
 
 
 class _Deep:

@@ -18,7 +18,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from .bounds import _Timeout
-from .deep import _Lds
+from .lds import _Lds
 from .search import _Solver
 from .tree import DPNode, PruningRules
 
