@@ -143,7 +143,7 @@ class Program:
     def solve(self, backend: str | None = None, time_limit: float | None = None, threads: int | None = None,
               seed: int | None = None, verbose: bool = False,
               progress: Callable[[Progress], None] | None = None, warm_start: bool = True,
-              memory_limit: float | None = None) -> SolveResult:
+              memory_limit: float | None = None, scheduler: str | None = None) -> SolveResult:
         """Solve, decode and re-verify. Options given here override the ``solve`` directive.
 
         The time limit holds for all of it (issue 18): lowering, encoding, the solver and
@@ -151,13 +151,18 @@ class Program:
         SIGTERM arrive (the CLI's handlers), the best incumbent is returned with its
         bound, status ``interrupted`` for a signal. ``memory_limit`` (bytes, or a size with
         a unit as ``--memory-limit`` takes it: ``"500M"``, ``"4G"``) refuses an encoding
-        whose estimated size exceeds it before building it.
+        whose estimated size exceeds it before building it. ``scheduler`` (a Dask scheduler
+        address, ``tcp://host:8786``) runs the dp deep search's root subproblems on that
+        cluster's workers (``backends/dp/contree/deep_dask.py``); dp only.
 
         Raises:
             OdtInputError: an argument it cannot take (a ``ValueError``; of the wrong
                 type, ``OdtInputTypeError``, also a ``TypeError``)."""
         limit = time_limit if time_limit is not None else self.checked.solve.options.get("time_limit")
         check_solve_arguments(limit, threads, seed)  # before the deadline is armed with it
+        if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
+            raise (OdtInputError if isinstance(scheduler, str) else OdtInputTypeError)(
+                f"scheduler={scheduler!r}: expected a Dask scheduler address such as 'tcp://127.0.0.1:8786'")
         memory_limit = check_call_arguments(backend=backend, verbose=verbose, progress=progress,
                                             warm_start=warm_start, memory_limit=memory_limit)
         held = _Held()
@@ -167,7 +172,7 @@ class Program:
             with limits.time_limit(limit):
                 try:
                     result = self._solve(backend, limit, threads, seed, verbose, recorder, warm_start,
-                                         memory_limit, held)
+                                         memory_limit, held, scheduler)
                 except limits.Stopped as stop:
                     with limits.shielded():
                         result = held.result(self, stop.reason)
@@ -185,7 +190,7 @@ class Program:
 
     def _solve(self, backend: str | None, time_limit: float | None, threads: int | None, seed: int | None,
                verbose: bool, progress: Callable[[Progress], None] | None, warm_start: bool,
-               memory_limit: float | None, held: "_Held") -> SolveResult:
+               memory_limit: float | None, held: "_Held", scheduler: str | None = None) -> SolveResult:
         """``solve`` inside its time-limit scope; ``held`` keeps the incumbent a stop returns.
 
         With ``warm_start`` (B4), a solver backend first gets the ConTree tree of the
@@ -204,12 +209,17 @@ class Program:
         refused = refusal(self.checked, name)
         if refused is not None:
             raise refused
+        if scheduler is not None and not _is_program_backend(name):
+            takers = [n for n in BACKENDS if _is_program_backend(n)]
+            raise OdtInputError(f"scheduler={scheduler!r} runs a program backend's search on a Dask cluster; "
+                                f"backend '{name}' does not use one",
+                                hint=f"drop the scheduler, or solve with backend {' or '.join(map(repr, takers))}")
         if getattr(self.checked.skeleton, "depth_range", None) is not None:  # S3: trees and BDDs
             held.floor = _depth_floor(self.checked)  # a stop before any depth is refuted
 
             def at_depth(sub: CheckedProgram, remaining: float | None) -> SolveResult:
                 return Program(sub).solve(backend, remaining, threads, seed, verbose, progress, warm_start,
-                                          memory_limit)
+                                          memory_limit, scheduler)
 
             return solve_depth_range(self.checked, at_depth, backend, time_limit)
         held.started, held.backend = time.perf_counter(), name
@@ -234,7 +244,8 @@ class Program:
             seed=seed if seed is not None else req.options.get("seed", 0),
             verbose=verbose or bool(req.options.get("verbose", False)),
             on_progress=progress,
-            extra={k: v for k, v in req.options.items() if k == "solver"},
+            extra={**{k: v for k, v in req.options.items() if k == "solver"},
+                   **({"scheduler": scheduler} if scheduler is not None else {})},
         )
         refused_run = impl.check_run(opts)
         if refused_run is not None:  # before any work, at the option that causes it
