@@ -3,7 +3,12 @@
 A backend turns an IR ``Model`` into a solver's input (``emit``) and solves it (``solve``),
 returning a uniform ``BackendResult``. ``check_capabilities`` runs before either, so a
 program that needs something a backend lacks is refused before any solving, with the
-construct, its source line and the backends that do accept it.
+construct, its source line and the backends that do accept it (the support table,
+``compiler/support.py``, decides that before any lowering; ``check_capabilities`` is the
+last guard on the IR itself).
+
+A *program backend* (``PROGRAM = True``, dp) takes no IR: it searches the checked program
+itself (``solve_program``), building what it reads from it on its own.
 """
 from __future__ import annotations
 
@@ -15,7 +20,9 @@ from fractions import Fraction
 from typing import Any, Callable, ClassVar, Mapping
 
 from odt.compiler import ir
-from odt.compiler.errors import UnsupportedConstruct
+from odt.compiler.checked import CheckedProgram
+from odt.compiler.searches import Searches
+from odt.compiler.support import unsupported
 
 
 class Capability(enum.Enum):
@@ -109,6 +116,8 @@ class Backend(abc.ABC):
     FILE_FORMAT: ClassVar[str]
     #: the skeleton encoding this backend solves best ("paths": clauses; "flow": MILP rows)
     ENCODING: ClassVar[str] = "paths"
+    #: a program backend: ``solve_program`` on the checked program instead of ``emit``/``solve`` on an IR
+    PROGRAM: ClassVar[bool] = False
 
     @classmethod
     def available(cls) -> bool:
@@ -122,11 +131,8 @@ class Backend(abc.ABC):
             accepting = sorted(n for n, caps in (others or {}).items() if cap in caps)
             span = origin.span if origin is not None else None
             where = f" (from '{span.quote()}', line {span.line})" if span is not None and span.source else ""
-            raise UnsupportedConstruct(
-                f"backend '{cls.NAME}' does not support {cap.value}{where}",
-                span,
-                f"backends that do: {', '.join(accepting)}" if accepting else "no backend supports it yet",
-            )
+            raise unsupported(f"{cap.value}{where}", f"its solver interface has no {cap.value}", span, backend=cls.NAME,
+                              takers=accepting, hint=None if accepting else "no backend supports it yet")
 
     @classmethod
     def check_options(cls, options: Mapping[str, Any]) -> tuple[str, str | None] | None:
@@ -136,9 +142,10 @@ class Backend(abc.ABC):
         return None
 
     @classmethod
-    def check_run(cls, options: SolveOptions) -> tuple[str, str | None, str] | None:
+    def check_run(cls, options: SolveOptions) -> tuple[str, str, str | None, str] | None:
         """Why this backend cannot run with these ``options`` together (say, a solver that
-        cannot keep a time limit), as (message, hint, the option to point at), or None."""
+        cannot keep a time limit), as (the construct, the reason, a hint, the option to
+        point at) for ``compiler.support.unsupported``, or None."""
         return None
 
     @abc.abstractmethod
@@ -146,6 +153,17 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def solve(self, model: ir.Model, options: SolveOptions) -> BackendResult: ...
+
+    def solve_program(self, searches: Searches, options: SolveOptions) -> tuple[Any, BackendResult]:
+        """A program backend's solve: the classifier it found (or None) and its result, every
+        objective level claimed and its training ``errors`` set; it builds what it searches
+        from ``searches`` (each search IR of the checked program, built once)."""
+        raise NotImplementedError(f"backend '{self.NAME}' solves IR models (solve), not programs")
+
+    @classmethod
+    def describe(cls, program: CheckedProgram) -> str:
+        """What a program backend would search for ``program`` (``odtc check``), from counts."""
+        raise NotImplementedError(f"backend '{cls.NAME}' builds an encoding: estimate its size instead")
 
 
 class Stopwatch:

@@ -23,7 +23,8 @@ from fractions import Fraction
 
 from odt.compiler import ir, limits
 from odt.compiler.encode import objective, pb
-from odt.compiler.errors import UnsupportedConstruct, did_you_mean
+from odt.compiler.errors import did_you_mean
+from odt.compiler.support import unsupported
 
 from .base import Artifact, Backend, BackendResult, Capability, Progress, SolveOptions, Status, Stopwatch
 
@@ -99,11 +100,12 @@ class MaxSatBackend(Backend):
         return None
 
     @classmethod
-    def check_run(cls, options: SolveOptions) -> tuple[str, str | None, str] | None:
+    def check_run(cls, options: SolveOptions) -> tuple[str, str, str | None, str] | None:
         name = options.extra.get("solver", RC2_SOLVER)
         if options.time_limit is not None and not interruptible(name):
-            return (f"the SAT solver '{name}' cannot be interrupted (python-sat offers no limited solve for it), "
-                    f"so maxsat cannot keep a time limit with it",
+            return (f"the SAT solver '{name}' under a time limit",
+                    f"'{name}' cannot be interrupted (python-sat offers no limited solve for it), so maxsat cannot "
+                    "keep a time limit with it",
                     "name one that can (Glucose, MiniSat, MapleCM, ...: \"g3\", \"g4\", \"mgh\", \"m22\", "
                     "\"maplecm\"), or solve without a time limit", "solver")
         return None
@@ -137,7 +139,7 @@ class MaxSatBackend(Backend):
         lsu_name = options.extra.get("solver", LINEAR_SEARCH_SOLVER)
         refused = self.check_run(options)
         if refused is not None:
-            raise UnsupportedConstruct(refused[0], hint=refused[1])
+            raise unsupported(refused[0], refused[1], backend=self.NAME, hint=refused[2])
         best: tuple[bool, ...] | None = None
         best_cost: int | None = None
         lower = 0

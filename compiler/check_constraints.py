@@ -13,7 +13,8 @@ from typing import Any
 from . import ast
 from .check_exprs import Scope, form, integral
 from .check_groups import check_cost_table, check_feature_name
-from .checked import CostTable, LinearConstraint, LinearForm, StructuralConstraint
+from .checked import QUANTITIES, CostTable, LinearConstraint, LinearForm, StructuralConstraint
+from .constraints.registry import family_of, scoped_quantities
 from .errors import Collector, OdtError, OdtNameError, OdtTypeError, did_you_mean
 from .source import Span
 
@@ -97,19 +98,22 @@ def column_of(name: str, scope: Scope) -> str:
 
 
 def relation(r: ast.Relation, where: str | None, scope: Scope, errs: Collector, span: Span | None = None) -> list:
+    before = len(errs.diagnostics)
     forms = [safe_form(scope, p, errs) for p in r.parts]
     costs = resolved_costs(r, scope)
     uses_cost = any(q.kind in ("cost", "expected_cost") for f in forms for q, _ in f.terms)
     if uses_cost and costs is None and (r.cost is None or r.cost.name is None or r.cost.name.text in scope.costs):
         errs.add(OdtTypeError, "a cost constraint needs its cost table", r.span,
                  "add  with cost { feature: 3, *: 1 }  or  with cost <table name>")
-    if where is not None:
-        allowed = {"leaf": {"samples"}, "node": {"samples"}, "path": {"cost"}}[where]
-        for f in forms:
-            for q, _ in f.terms:
-                if q.kind not in allowed:
-                    errs.add(OdtTypeError, f"'{q.kind}' has no meaning per {where}", r.span,
-                             f"inside 'every {where}:' use {', '.join(sorted(allowed))}")
+    if where is not None:  # the vocabulary of the scope: what the constraint families measure there
+        allowed = scoped_quantities(where)
+        for name, call in named_quantities(r.parts):
+            if name not in allowed:
+                errs.add(OdtTypeError, f"'{name}' has no meaning per {where}", r.span,
+                         f"inside 'every {where}:' use {', '.join(sorted(allowed))}")
+            elif call and QUANTITIES.get(name):  # a group argument (no arguments at all: the arity error)
+                errs.add(OdtTypeError, f"'{name}(...)' takes no argument per {where}: it counts the {where}'s own rows",
+                         r.span, f"write  every {where}: {name} ...")
     else:
         for f in forms:
             for q, _ in f.terms:
@@ -134,12 +138,36 @@ def relation(r: ast.Relation, where: str | None, scope: Scope, errs: Collector, 
             if not holds:
                 errs.add(OdtTypeError, "this constraint compares constants and is always false", r.span)
             continue
-        out.append(LinearConstraint(diff, op, span or r.span, where, forms[i], forms[i + 1], costs))
+        checked = LinearConstraint(diff, op, span or r.span, where, forms[i], forms[i + 1], costs)
+        if where is not None and family_of(checked) is None and len(errs.diagnostics) == before:
+            errs.add(OdtTypeError, f"a constraint per {where} bounds one quantity", r.span,
+                     f"write one constraint per quantity, e.g. every {where}: ... <= ...")
+            continue
+        out.append(checked)
     if r.cost is not None and r.cost.name is not None and r.cost.name.text not in scope.costs:
         errs.add(OdtNameError, f"unknown cost table '{r.cost.name.text}'", r.cost.name.span,
                  did_you_mean(r.cost.name.text, scope.costs, "cost table"))
     if r.cost is not None and r.cost.table is not None:
         check_cost_table(scope, r.cost.table, errs)
+    return out
+
+
+def named_quantities(parts: tuple[ast.Expr, ...]) -> list[tuple[str, bool]]:
+    """The quantities an expression names as written (``accuracy``, not the errors it
+    stands for), each with whether it is called with arguments."""
+    out: list[tuple[str, bool]] = []
+    stack: list[Any] = list(parts)
+    while stack:
+        node = stack.pop()
+        match node:
+            case ast.Quantity(name=n):
+                out.append((n.text, False))
+            case ast.Call(name=n, args=args):
+                out.append((n.text, bool(args)))
+            case ast.BinOp(left=a, right=b):
+                stack.extend((a, b))
+            case ast.Neg(item=i):
+                stack.append(i)
     return out
 
 

@@ -2,9 +2,10 @@
 
 The skeleton's encoding is chosen here (today: the path-bit tree encoding of Avellaneda
 for ``tree(depth <= D)``); objectives and side constraints are then written once against
-the encoding's handles (errors(G), leaves, nodes), never per encoding. A construct that
-parses and checks but has no lowering yet raises ``UnsupportedConstruct`` naming the
-construct and its line — it is never silently dropped.
+the encoding's handles (errors(G), leaves, nodes), never per encoding. Whether a construct
+is lowered on a backend is the support table's decision (``compiler/support.py``), asked
+before any encoding is built; a construct that reached an encoding without a lowering is
+an internal error, never silently dropped.
 """
 from __future__ import annotations
 
@@ -16,12 +17,12 @@ from typing import Any
 import numpy as np
 
 from . import ir
-from .constraints import LowerContext, family_of, is_structural, mentioned_columns, restrict_features
+from .constraints import LowerContext, family_of, mentioned_columns, restrict_features
 from .constraints import features_used as features_used_family
 from .polarity import pushed_up
 from .skeletons.interface import Predictions, Structure, TreeSize
-from .errors import UnsupportedConstruct
-from .support import BACKENDS, refusal, refused_everywhere
+from .constructs import needs_structure
+from .support import BACKENDS, refusal, refused_everywhere, unsupported
 from .checked import (
     BddSkeleton,
     CheckedProgram,
@@ -52,13 +53,6 @@ class Lowered:
     encoding_name: str = "paths"
 
 
-def _unsupported(what: str, span, detail: str = "") -> UnsupportedConstruct:
-    line = f" (line {span.line})" if span is not None and span.line else ""
-    quote = f"'{span.quote()}'" if span is not None and span.source is not None else what
-    msg = f"{what} {quote}{line} is not supported by any backend of this version of odt"
-    return UnsupportedConstruct(msg + (f": {detail}" if detail else ""), span)
-
-
 def refuse_unlowered(program: CheckedProgram) -> None:
     """Raise ``UnsupportedConstruct`` for the first construct no backend takes (the
     support table); a depth range is searched by the orchestration layer, never lowered."""
@@ -67,8 +61,9 @@ def refuse_unlowered(program: CheckedProgram) -> None:
         raise err
     sk = program.skeleton
     if getattr(sk, "depth_range", None) is not None:
-        raise UnsupportedConstruct("a depth range is solved as a search over depths (S3), one program per depth; "
-                                   "it is not lowered as a whole", sk.span)
+        raise unsupported(f"a depth range ('{sk.span.quote()}', line {sk.span.line}) as one encoding",
+                          "a depth range is solved as a search over depths (S3), one program per depth; it is not "
+                          "lowered as a whole", sk.span, hint="solve it, or compile one depth, e.g. tree(depth <= 3)")
 
 
 def expand_abs(c: LinearConstraint) -> list[LinearForm]:
@@ -81,9 +76,7 @@ def expand_abs(c: LinearConstraint) -> list[LinearForm]:
         if q.kind != "abs":
             out = [f.plus(LinearForm(((q, coef),))) for f in out]
             continue
-        if coef < 0 or c.op == "==":
-            raise _unsupported("the non-convex use of abs(...) in", c.span,
-                               "abs can only be bounded from above, e.g. abs(x) <= 0.05")
+        assert coef > 0 and c.op != "==", "internal: the support table refuses abs bounded from below (C2x)"
         assert q.inner is not None
         out = [f.plus(q.inner.scale(sign * coef)) for f in out for sign in (1, -1)]
     return out
@@ -98,18 +91,10 @@ def lower(program: CheckedProgram, encoding: str = "paths", backend: str | None 
         if err is not None:
             raise err
     if program.splits == "multivariate" and encoding != "flow":
-        who = f"backend '{backend}'" if backend else f"the '{encoding}' encoding"
-        raise UnsupportedConstruct(
-            f"{who} cannot take 'splits multivariate' (line {program.model_span.line}): hyperplane splits "
-            "need continuous variables", program.model_span, "backends that support them: milp")
+        raise unsupported(f"multivariate splits ('splits multivariate', line {program.model_span.line}) in the "
+                          f"'{encoding}' encoding", "hyperplane splits need continuous variables, which the 'flow' "
+                          "encoding has", program.model_span, takers=("milp",))
     return _lower(program, encoding, backend)
-
-
-def needs_structure(program: CheckedProgram) -> bool:
-    """Constraints on nodes, leaves, paths, tests or row placement (C3, C5-C9, C11), or
-    ``features_used`` in the objective: the structure handles are built."""
-    return any(is_structural(c) for c in program.constraints) or any(
-        "features_used" in level.kinds() for level in program.objective.levels)
 
 
 def allowed_features(program: CheckedProgram) -> np.ndarray:
@@ -133,13 +118,8 @@ def _lower(program: CheckedProgram, encoding: str, backend: str | None = None) -
                  predictions=bool(kinds & PREDICTION_KINDS),
                  structure=needs_structure(program),
                  group_masks=tuple(program.groups[g] for g in sorted({g for f in forms for g in _groups(f)})))
-    if need.structure and program.splits == "multivariate":
-        span = _first_structural_span(program)
-        who = f"backend '{backend}'" if backend else f"the '{encoding}' encoding"
-        raise UnsupportedConstruct(
-            f"{who} cannot take '{span.quote()}' (line {span.line}) with multivariate splits: "
-            "constraints on nodes, leaves, paths, tests or row placement are lowered for univariate splits only",
-            span, "use 'splits univariate' (backends maxsat, cp, milp take these constraints)")
+    assert not (need.structure and program.splits == "multivariate"), \
+        "internal: the support table refuses structure constraints with multivariate splits (S6s)"
     b = ir.ModelBuilder()
     built = _Built()
     if isinstance(sk, TreeSkeleton):
@@ -257,13 +237,6 @@ def _encode_diagram(b: ir.ModelBuilder, program: CheckedProgram, sk: DiagramSkel
     if need.exact_size:  # nodes pushed up: the decoded diagram keeps equal nodes the solver counted
         enc = dataclasses.replace(enc, reduce=False)
     if need.structure:  # the same constraint lowering as trees, on the diagram's handles
-        if not hasattr(enc, "structure"):
-            span = _first_structural_span(program)
-            who = f"backend '{backend}'" if backend else f"the '{encoding}' encoding"
-            raise UnsupportedConstruct(
-                f"{who} cannot take '{span.quote()}' (line {span.line}) on a diagram: the "
-                f"'{encoding}' encoding of diagrams has no structure handles in this version", span,
-                "use  solve milp  or  solve cp(encoding = \"flow\")")
         enc = dataclasses.replace(enc, reduce=False)
         _lower_structure(b, enc, program, built, enc.structure)
     return enc
@@ -296,11 +269,6 @@ class _Built:
 
     st: Structure | None = None
     ctx: LowerContext | None = None
-
-
-def _first_structural_span(program: CheckedProgram):
-    first = next((c for c in program.constraints if is_structural(c)), None)
-    return first.span if first is not None else program.objective.span
 
 
 def _lower_structure(b: ir.ModelBuilder, enc, program: CheckedProgram, built: _Built, make=None) -> None:
@@ -393,7 +361,7 @@ def _quantity(enc, program: CheckedProgram, q: QuantityRef, built: _Built,
     if q.kind == "nodes":  # a binary tree with L leaves has L - 1 decision nodes
         terms, constant = enc.leaves()
         return terms, constant - 1
-    raise _unsupported(f"the quantity '{q}'", q.span)
+    raise AssertionError(f"internal: the quantity '{q}' reached lowering (the support table should refuse it)")
 
 
 def _merge(terms: list[tuple[Fraction, int]]) -> list[tuple[Fraction, int]]:

@@ -8,57 +8,45 @@ threshold range (C10) enters as its allowed cut points, the candidates the solve
 backends keep (``lower.allowed_features``). Rows of weight 0 are left out, as in every
 encoding.
 
-``search_refusal`` says why a program is outside what the engines take (None when
-inside): trees with univariate splits, objective levels ``a*errors + b*nodes +
-c*leaves`` (a, b, c >= 0), caps ``nodes <= K`` / ``leaves <= L`` (skeleton or
-constraint) and ``errors <= k``, ``every leaf/node: samples >= m`` and the separable path
-constraints C6-C10 (STreeD, van der Linden et al., NeurIPS 2023). ``relaxation`` is the
-program's depth-limited error minimisation, the warm start (B4) of the solver backends.
+Whether dp takes a program is the support table's decision (``compiler/support.py``),
+never this module's: ``lower_search`` is called only on programs the table lets dp take
+(objective levels ``a*errors + b*nodes + c*leaves`` with a, b, c >= 0, caps ``nodes <=
+K`` / ``leaves <= L`` and ``errors <= k``, global constraints over additive quantities,
+and the constraint families with a dp hook, ``Family.search``), and anything else is an
+internal error. ``relaxation`` is the program's depth-limited error minimisation, the
+warm start (B4) of the solver backends.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
 
-from . import ast
-from .checked import CheckedProgram, LinearConstraint, LinearForm, QuantityRef, StructuralConstraint, TreeSkeleton
+from . import ast, support
+from .checked import CheckedProgram, LinearConstraint, LinearForm, QuantityRef, TreeSkeleton
+from .constraints import SearchParts, family_of
+from .constraints.samples import Samples, min_rows
+from .constructs import bounds_from_above
 from .data import Dataset, Feature, ThresholdBlock
 from .search import (GlobalConstraint, GlobalTerm, Level, PathCost, PathExclusion, PathOrder, SameLeaf, SplitDim,
                      TreeSearch)
-from .constraints.same_leaf import row_ref
+
+
+#: what the families' dp hooks write by column name or row id (``SearchParts``), turned into search
+#: dimensions and row positions below; the hooks' other parts are ``TreeSearch`` fields of the same name
+_RESOLVED = ("orders", "exclusions", "path_costs", "same_leaf", "uses", "ranges")
 
 
 @dataclass
-class _Parts:
-    """What the program says beyond the relaxation, gathered by ``_read``."""
+class _Parts(SearchParts):
+    """The families' parts (``SearchParts``) and what the objective and the relations say."""
 
     levels: list[Level] = field(default_factory=list)
-    min_leaf: int = 1
-    min_node: int = 1
     max_nodes: int | None = None
     max_errors: Fraction | None = None
-    orders: list[tuple[str, str]] = field(default_factory=list)
-    exclusions: list[tuple[str, ...]] = field(default_factory=list)
-    path_costs: list[LinearConstraint] = field(default_factory=list)
-    same_leaf: list[tuple[str, str]] = field(default_factory=list)
-    ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
     globals: list[LinearConstraint] = field(default_factory=list)
-    uses: list[ast.UsesExpr] = field(default_factory=list)
-
-
-class _Outside(Exception):
-    """The program is outside the dp fragment; the message says which construct."""
-
-
-def search_refusal(program: CheckedProgram) -> str | None:
-    """Why ``program`` is outside the dp fragment (None when it is inside)."""
-    try:
-        _read(program)
-    except _Outside as e:
-        return str(e)
-    return None
 
 
 def _level(form: LinearForm) -> Level:
@@ -72,23 +60,15 @@ def _level(form: LinearForm) -> Level:
             nodes += coef
             constant += coef
         else:
-            raise _Outside(f"objectives over errors, nodes and leaves (not '{q}')")
-    if errors < 0 or nodes < 0:
-        raise _Outside("objectives minimising errors, nodes and leaves (non-negative coefficients)")
+            raise AssertionError(f"internal: dp's objective levels add errors, nodes and leaves (not '{q}'): O2g")
+    assert errors >= 0 and nodes >= 0, "internal: dp minimises errors, nodes and leaves (O2neg)"
     return Level(errors=errors, nodes=nodes, constant=constant)
 
 
 def _cap(c: LinearConstraint) -> tuple[str, Fraction]:
-    """``a*q + k (op) 0`` with one quantity q bounded from above: (q's kind, bound)."""
-    if len(c.form.terms) != 1:
-        raise _Outside("constraints bounding one of errors, nodes, leaves from above")
+    """``a*q + k (op) 0`` bounding one of errors, nodes, leaves from above: (q's kind, bound)."""
     q, a = c.form.terms[0]
-    if q.kind not in ("errors", "nodes", "leaves") or q.group is not None:
-        raise _Outside(f"constraints on errors, nodes and leaves (not '{q}'); group quantities are issue 14")
-    bound = -c.form.constant / a
-    if c.op == "<=" and a > 0 or c.op == ">=" and a < 0 or c.op == "==" and bound == 0 and q.kind == "errors":
-        return q.kind, bound
-    raise _Outside(f"upper bounds on {q.kind} ('{q.kind} <= k')")
+    return q.kind, -c.form.constant / a
 
 
 #: quantities that add up over the leaves, the nodes or the tested columns of a tree: a
@@ -97,92 +77,57 @@ _ADDITIVE = {"errors", "predicted", "tp", "fp", "tn", "fn", "nodes", "leaves", "
 
 
 def _check_global(c: LinearConstraint) -> None:
-    """``c`` is checked at the root on the Pareto fronts; raises when it cannot be."""
+    """``c`` is checked at the root on the Pareto fronts (the support table refuses the
+    rest: non-convex abs C2x, expected_cost inside abs Oec, depth O2d)."""
     for q, coef in c.form.terms:
         if q.kind == "abs":
             assert q.inner is not None
             convex = c.op == "<=" and coef > 0 or c.op == ">=" and coef < 0
-            if not convex or any(i.kind not in _ADDITIVE - {"expected_cost"} for i, _ in q.inner.terms):
-                raise _Outside("abs(...) bounded from above over additive quantities")
-        elif q.kind not in _ADDITIVE:
-            raise _Outside(f"constraints over additive quantities (not '{q}')")
+            assert convex and all(i.kind in _ADDITIVE - {"expected_cost"} for i, _ in q.inner.terms), \
+                f"internal: abs(...) bounded from above over additive quantities only (not '{c.span.quote()}')"
+        else:
+            assert q.kind in _ADDITIVE, f"internal: a global constraint over '{q}'"
 
 
 def _read(program: CheckedProgram) -> _Parts:
     sk = program.skeleton
-    if not isinstance(sk, TreeSkeleton):
-        raise _Outside("only tree skeletons")
-    if program.splits != "univariate":
-        raise _Outside("univariate splits only")
+    assert isinstance(sk, TreeSkeleton) and program.splits == "univariate"
     forms = program.objective.levels
     if sk.depth_range is not None:  # S3: the depth search solves depth k = a, a+1, ... on its own
-        if not forms or [q.kind for q, _ in forms[0].terms] != ["depth"]:
-            raise _Outside("a depth range with 'minimize depth' (then ...) as its objective")
         forms = forms[1:] or (LinearForm(((QuantityRef("errors"), Fraction(1)),)),)
     parts = _Parts()
     parts.levels = [_level(form) for form in forms]
-    if not parts.levels or all(lv.errors == 0 and lv.nodes == 0 for lv in parts.levels):
-        raise _Outside("an objective over errors, nodes or leaves")
     caps: list[int] = []
     if sk.nodes is not None:
         caps.append(sk.nodes)
     if sk.leaves is not None:
         caps.append(sk.leaves - 1)
     for c in program.constraints:
-        if isinstance(c, StructuralConstraint):
-            node = c.node
-            if isinstance(node, ast.Every) and isinstance(node.body, ast.OrderOnPath):
-                parts.orders.append((node.body.first.text, node.body.second.text))
-            elif isinstance(node, ast.Every) and isinstance(node.body, ast.PathExclusion):
-                parts.exclusions.append(tuple(n.text for n in node.body.names))
-            elif isinstance(node, ast.CallConstraint) and node.call.name.text == "same_leaf":
-                a, b = (row_ref(x) for x in node.call.args)
-                parts.same_leaf.append((a, b))
-            elif isinstance(node, ast.UsesConstraint):
-                parts.uses.append(node.expr)
-            elif isinstance(node, ast.ThresholdRange):
-                lo, hi = float(ast.resolved(node.low)), float(ast.resolved(node.high))
-                old = parts.ranges.get(node.name.text, (lo, hi))
-                parts.ranges[node.name.text] = (max(lo, old[0]), min(hi, old[1]))
-            else:
-                raise _Outside("path constraints (before, not (a and b), cost), same_leaf, uses and threshold "
-                               "ranges")
-            continue
-        if c.scope in ("leaf", "node"):
-            terms = c.form.terms
-            if not (c.op == ">=" and len(terms) == 1 and terms[0][0].kind == "samples" and terms[0][1] == 1):
-                raise _Outside("'every leaf: samples >= m' and 'every node: samples >= S'")
-            m = int(-(c.form.constant // 1))
-            if c.scope == "leaf":
-                parts.min_leaf = max(parts.min_leaf, m)
-            else:
-                parts.min_node = max(parts.min_node, m)
-        elif c.scope == "path":
-            weight = sum((coef for q, coef in c.form.terms if q.kind == "cost"), Fraction(0))
-            if c.costs is None or not (weight > 0 and c.op == "<=" or weight < 0 and c.op == ">="):
-                raise _Outside("path costs bounded from above")
-            parts.path_costs.append(c)
-        else:
-            try:
-                kind, bound = _cap(c)
-            except _Outside:
-                _check_global(c)
-                parts.globals.append(c)
-                continue
+        if not (isinstance(c, LinearConstraint) and c.scope is None):  # a family's: its dp hook
+            family = family_of(c)
+            assert family is not None, f"internal: no constraint family claims '{c.span.quote()}'"
+            family.search(c, parts)
+        elif bounds_from_above(c):
+            kind, bound = _cap(c)
             if kind == "errors":
                 parts.max_errors = bound if parts.max_errors is None else min(parts.max_errors, bound)
             else:
                 caps.append(int(bound // 1) - (1 if kind == "leaves" else 0))
+        else:
+            _check_global(c)
+            parts.globals.append(c)
     if caps:
         parts.max_nodes = max(0, min(caps))
     return parts
 
 
 def _min_leaf(program: CheckedProgram) -> int:
+    """The least rows per leaf the program's lower bounds ask (C5; upper bounds, C5u, are no
+    part of the relaxation)."""
     m = 1
     for c in program.constraints:
-        if isinstance(c, LinearConstraint) and c.scope == "leaf":
-            m = max(m, int(-(c.form.constant // 1)))
+        if isinstance(c, LinearConstraint) and c.scope == "leaf" and isinstance(family_of(c), Samples):
+            m = max(m, min_rows(c) or 1)
     return m
 
 
@@ -231,7 +176,10 @@ def _feature_dim(data: Dataset, j: int, f: Feature, ranges: dict[str, tuple[floa
 
 
 def lower_search(program: CheckedProgram) -> TreeSearch:
-    """The program as a ``TreeSearch``; call only when ``search_refusal`` is None."""
+    """The program as a ``TreeSearch``; only for a program the support table lets dp take
+    (its constructs: the solve directive is not the search's business)."""
+    assert support.takes(program, "dp", directive=False), \
+        f"internal: dp's search lowering of a program the support table refuses: {support.refusal(program, 'dp')}"
     parts = _read(program)
     base = _matrix(program, parts.ranges, parts.min_leaf)
     data = program.dataset
@@ -269,9 +217,11 @@ def lower_search(program: CheckedProgram) -> TreeSearch:
     groups = tuple(np.asarray(program.groups[g], dtype=bool)[base.rows] for g in names)
     uses = tuple(_formula(e, column_of) for e in parts.uses)
     fields = {name: getattr(base, name) for name in base.__dataclass_fields__}
-    fields.update(levels=tuple(parts.levels), min_node=parts.min_node, max_nodes=parts.max_nodes,
-                  max_errors=parts.max_errors, orders=orders, exclusions=exclusions, path_costs=tuple(path_costs),
-                  same_leaf=tuple(pairs), groups=groups, globals=tuple(globals_), uses=uses)
+    fields.update({f.name: getattr(parts, f.name) for f in dataclasses.fields(SearchParts)  # the hooks' as they are
+                   if f.name in TreeSearch.__dataclass_fields__ and f.name not in _RESOLVED})
+    fields.update(levels=tuple(parts.levels), max_nodes=parts.max_nodes, max_errors=parts.max_errors, orders=orders,
+                  exclusions=exclusions, path_costs=tuple(path_costs), same_leaf=tuple(pairs), groups=groups,
+                  globals=tuple(globals_), uses=uses)
     return TreeSearch(**fields)
 
 

@@ -1,10 +1,10 @@
-"""CheckedProgram (an ordered BDD) -> ``search_bdd.BddSearch``, and why a BDD program is
-outside what the dp engine takes.
+"""CheckedProgram (an ordered BDD) -> ``search_bdd.BddSearch``.
 
 The engine takes ``bdd(depth = H, bias = ...)`` with objective levels made of ``errors``
 (whole data) and ``nodes`` (non-negative coefficients; ``maximize accuracy`` is such a
 level), the constraints ``nodes <= K``, ``errors <= k`` and ``errors == 0``, and the
-model's feature restrictions. Depth ranges (Hu's P_bdd) reach it one depth at a time
+model's feature restrictions; the support table (``compiler/support.py``) says so and
+decides, and this module lowers only what it lets dp take. Depth ranges (Hu's P_bdd) reach it one depth at a time
 through ``odt.strategies.depth_search``. The matrix is the dataset's 0/1 features (its
 binarisation is respected), the useful ones only (``useful_features``, as BDD2).
 """
@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from . import support
 from .checked import BddSkeleton, CheckedProgram, LinearConstraint, LinearForm
 from .lower import allowed_features
 from .search_bdd import BddLevel, BddSearch
@@ -45,25 +46,11 @@ def taken_limit(c: LinearConstraint) -> tuple[str, Fraction] | None:
     return None
 
 
-def bdd_search_refusal(program: CheckedProgram) -> str | None:
-    """Why the dp engine does not take the BDD ``program`` (None when it does)."""
-    sk = program.skeleton
-    if not isinstance(sk, BddSkeleton):
-        return "only bdd skeletons here"
-    if "preselect" in program.solve.options or "encoding" in program.solve.options:
-        return "BDD programs without the options preselect or encoding"
-    for lvl in program.objective.levels:
-        if _level(lvl) is None:
-            return "BDD objectives made of errors and nodes with non-negative weights (or 'maximize accuracy')"
-    for c in program.constraints:
-        if not isinstance(c, LinearConstraint) or taken_limit(c) is None:
-            return "BDD programs whose only constraints are 'nodes <= K', 'errors <= k' and 'errors == 0'"
-    return None
-
-
 def lower_search_bdd(program: CheckedProgram) -> BddSearch:
-    """The BDD program as a ``BddSearch``; call only when ``bdd_search_refusal`` is None
-    (a depth range is lowered at its upper end; depth_search lowers each depth itself)."""
+    """The BDD program as a ``BddSearch``, for a program the support table lets dp take (a
+    depth range is lowered at its upper end; depth_search lowers each depth itself)."""
+    assert support.takes(program, "dp", directive=False), \
+        f"internal: dp's BDD lowering of a program the support table refuses: {support.refusal(program, 'dp')}"
     sk = program.skeleton
     assert isinstance(sk, BddSkeleton)
     data = program.dataset

@@ -171,6 +171,7 @@ class TreeSearch:
     min_node: int = 1  # C3: rows per decision node
     max_nodes: int | None = None  # S2 / C4: decision nodes (leaves <= L is nodes <= L - 1)
     max_errors: Fraction | None = None  # O4: errors <= k
+    max_leaf_errors: Fraction | None = None  # C11: a leaf misclassifying more weight is infeasible
     orders: tuple[PathOrder, ...] = ()
     exclusions: tuple[PathExclusion, ...] = ()
     path_costs: tuple[PathCost, ...] = ()
@@ -188,11 +189,14 @@ class TreeSearch:
 
     @property
     def plain(self) -> bool:
-        """ConTree's fragment: depth, a minimum leaf size, errors as the only level."""
+        """ConTree's fragment: depth, a minimum leaf size, errors as the only level (ConTree
+        knows no other constraint, so anything else, a per-leaf error bound included,
+        sends the program to the STreeD-style searches)."""
         return (len(self.levels) == 1 and self.levels[0].nodes == 0 and self.levels[0].depth == 0
                 and self.levels[0].errors > 0 and self.min_node <= 1 and self.max_nodes is None
-                and self.max_errors is None and not (self.orders or self.exclusions or self.path_costs
-                                                     or self.same_leaf or self.globals or self.uses)
+                and self.max_errors is None and self.max_leaf_errors is None
+                and not (self.orders or self.exclusions or self.path_costs or self.same_leaf or self.globals
+                         or self.uses)
                 and all(d.cut_range is None for d in self.dims))
 
     @property

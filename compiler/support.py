@@ -1,30 +1,33 @@
 """The support table: for each construct of the language, on each skeleton, which backend
-takes it — or why not. The single answer to "what works where".
+takes it — or why not. The single answer to "what works where", and the one place a
+refusal is made.
 
-Input: a ``CheckedProgram``. Output: the constructs it uses (``uses``), the first one a
-backend refuses (``refusal``), the first one no backend takes (``refused_everywhere``),
-and the table itself as text or Markdown (``odtc support``; ``docs/support.md`` is its
-output). The checker's refusals, ``auto``'s routing, the backends' checks before solving
-and the docs all read this table; engine-specific combination rules (the dp fragment's
-``search_refusal``, an encoding's variable kinds) refine it, never contradict it.
+Input: a ``CheckedProgram``. Output: the constructs it uses (``uses``, from
+``compiler/constructs.py``), the first one a backend refuses (``refusal``), the first one
+no backend takes (``refused_everywhere``), and the table itself as text or Markdown
+(``odtc support``; ``docs/support.md`` is its output). The checker's refusals, ``auto``'s
+routing, the backends' checks before solving, dp's search lowering, the strategies and
+the docs all read this table; a rule that depends on a combination of constructs is a
+row of its own (``constructs.py`` recognises it), never a second decision elsewhere.
+
+Every ``UnsupportedConstruct`` is made by ``unsupported`` below: the construct, its span,
+the reason and the backends that take it. Refusals that depend on the data (dp's exact
+integers overflowing, an encoding over the memory budget, a SAT solver that cannot keep
+a time limit) are detected where they happen and reported through it too.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
-from typing import Iterator, Mapping
+from typing import Mapping, Sequence
 
-from . import ast
-from .checked import (
-    CheckedProgram,
-    DiagramSkeleton,
-    LinearConstraint,
-    LinearForm,
-    QuantityRef,
-    StructuralConstraint,
-    TreeSkeleton,
-)
+from .checked import CheckedProgram, SolveRequest
+from .constructs import Use, skeleton_name, uses
 from .errors import UnsupportedConstruct
 from .source import Span
+
+__all__ = ["BACKENDS", "BY_KEY", "Construct", "SKELETONS", "TABLE", "Use", "markdown", "refusal", "refused_everywhere",
+           "skeleton_name", "takes", "text", "unsupported", "uses"]
 
 BACKENDS = ("dp", "maxsat", "cp", "milp")
 SKELETONS = ("tree", "diagram", "bdd")
@@ -41,6 +44,8 @@ _BDD_NODES = "a BDD's nodes are made after solving, by GenBDD"
 #: reason used for dp on bdd skeletons wherever its subset enumeration ends (issue 16)
 _DP_BDD = ("dp's BDD enumeration takes objectives of errors and nodes and the limits nodes <= K, errors <= k, "
            "errors == 0")
+_DP_LEVELS = "dp minimises errors, nodes and leaves with non-negative weights (maximize accuracy is such an objective)"
+_MULTI_BDD = "an ordered BDD tests one feature per level (Hu)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,13 +104,27 @@ TABLE: tuple[Construct, ...] = (
     _row("S3", "a depth range, depth in a..b, with minimize depth", "Avellaneda DT_depth; Hu P_bdd",
          every(), nobody("a diagram has fixed widths"),
          every()),
+    _row("S3o", "a depth range whose objective does not begin with minimize depth", "Avellaneda DT_depth; Hu P_bdd",
+         nobody("a depth range is searched depth by depth with 'minimize depth' (optionally 'then ...') as its "
+                "objective, e.g. minimize depth then nodes"),
+         nobody("not a diagram construct"),
+         nobody("a depth range is searched depth by depth with 'minimize depth' as its objective")),
     _row("S4", "a decision diagram, diagram(widths = [...])", "Florio (1)-(12)",
          nobody("not a tree construct"), solvers(_NO_DP_DAG), nobody("not a bdd construct")),
     _row("S5", "an ordered BDD, bdd(depth = H, bias = ...)", "Hu BDD2; Sec. 3",
          nobody("not a tree construct"), nobody("not a diagram construct"), every()),
     _row("S6", "multivariate splits", "Florio (13)-(16)",
          only(("milp",), _HYPERPLANES), only(("milp",), _HYPERPLANES),
-         nobody("an ordered BDD tests one feature per level (Hu)")),
+         nobody(_MULTI_BDD)),
+    _row("S6p", "multivariate splits with the 'paths' encoding", "Florio (13)-(16)",
+         nobody("hyperplanes are continuous variables, which the 'flow' encoding has"),
+         nobody("hyperplanes are continuous variables, which the 'flow' encoding has"), nobody(_MULTI_BDD),
+         instead={"tree": "drop encoding = \"paths\"", "diagram": "drop encoding = \"paths\""}),
+    _row("S6s", "multivariate splits with constraints on nodes, leaves, paths, tests or row placement", "-",
+         nobody("these constraints are lowered for univariate splits only"),
+         nobody("these constraints are lowered for univariate splits only"), nobody(_MULTI_BDD),
+         instead={s: "use 'splits univariate' (backends maxsat, cp, milp take these constraints)"
+                  for s in ("tree", "diagram")}),
     _row("S7", "raw thresholds, thresholds(all) or raw", "Brita (ConTree); Florio",
          every(), solvers(_NO_DP_DAG), every()),
     # ---------------------------------------------------------------- objectives (O)
@@ -120,6 +139,12 @@ TABLE: tuple[Construct, ...] = (
          every(), solvers(_NO_DP_DAG), solvers(_DP_BDD)),
     _row("O2fo", "features_used in the objective", "Florio (18)",
          solvers(_DP_UNBOUNDED), solvers(_NO_DP_DAG), solvers(_DP_BDD)),
+    _row("O2g", "a group quantity, rate or confusion count in the objective (errors(G), accuracy(G), predicted, "
+         "rate, tp/fp/tn/fn)", "Florio (19); Nanfack 4.7",
+         solvers("dp's objective levels add up errors, nodes and leaves (group quantities are taken in constraints)"),
+         solvers(_NO_DP_DAG), solvers(_DP_BDD)),
+    _row("O2neg", "an objective that rewards errors, nodes or leaves (a negative weight, e.g. maximize errors)",
+         "issue 24", solvers(_DP_LEVELS), solvers(_NO_DP_DAG), solvers(_DP_BDD)),
     _row("O2d", "the quantity depth in a constraint", "S1",
          nobody("bound the depth in the model, e.g. tree(depth <= D)"), nobody("a diagram's depth is its widths"),
          nobody("bound the depth in the model, e.g. bdd(depth = H)")),
@@ -139,6 +164,8 @@ TABLE: tuple[Construct, ...] = (
     # ---------------------------------------------------------------- constraints (C)
     _row("O4", "errors <= k (errors == 0: perfect classification)", "Avellaneda DT_size; Hu P_bdd; Florio (19)",
          every(), solvers(_NO_DP_DAG), every()),
+    _row("Olb", "errors, nodes or leaves bounded from below (errors >= k, nodes >= k, errors == k)", "issue 24",
+         every(), solvers(_NO_DP_DAG), solvers(_DP_BDD)),
     _row("C1", "a constraint on errors(G), accuracy(G), predicted, rate, tp/fp/tn/fn, or errors mixed with them", "Florio (19); Nanfack 4.7",
          every(), solvers(_NO_DP_DAG), solvers(_DP_BDD)),
     _row("C2", "abs(...) <= d (a parity difference)", "Florio (19); Nanfack DDP",
@@ -151,6 +178,15 @@ TABLE: tuple[Construct, ...] = (
     _row("C5", "every leaf: samples >= m", "Nanfack 4.4",
          every(), nobody(_TREE_ONLY), nobody(_BDD_NODES),
          instead={"diagram": "bound the decision nodes instead, e.g. every node: samples >= m"}),
+    _row("C5u", "every leaf / every node: samples bounded from above", "Nanfack 4.4; Florio (20)",
+         solvers("dp bounds the rows of each leaf and node from below (samples >= m)"), solvers(_NO_DP_DAG),
+         nobody(_BDD_NODES)),
+    _row("C11", "every leaf: errors <= e", "-",
+         every(), nobody(_TREE_ONLY), nobody(_BDD_NODES),
+         instead={"diagram": "bound the errors of the whole diagram instead, e.g. errors <= k"}),
+    _row("C11x", "every leaf: errors bounded from below", "-",
+         nobody("a per-leaf error bound is an upper bound: each leaf misclassifies at most e rows"),
+         nobody(_TREE_ONLY), nobody(_BDD_NODES)),
     _row("C6", "same_leaf(r1, r2)", "Nanfack 4.5",
          every(), nobody(_TREE_ONLY), nobody(_BDD_NODES)),
     _row("C7", "every path: a before b", "Nanfack 4.1",
@@ -172,10 +208,21 @@ TABLE: tuple[Construct, ...] = (
     _row("B3", "strategy incremental", "Avellaneda Alg. 3",
          only(("maxsat",), "Avellaneda's Algorithm 3 runs on an incremental SAT solver (python-sat)"),
          nobody("Algorithm 3 is written for trees"), nobody("Algorithm 3 is written for trees")),
+    _row("B3x", "strategy incremental outside DT_depth / DT_size", "Avellaneda Alg. 3",
+         nobody("'strategy incremental' (Avellaneda's Algorithm 3) takes a depth range, 'minimize depth' or "
+                "'minimize depth then nodes', and one constraint 'errors <= k' or 'errors == 0'"),
+         nobody("Algorithm 3 is written for trees"), nobody("Algorithm 3 is written for trees"),
+         instead={"tree": "e.g. model tree(depth in 1..10)  minimize depth then nodes  subject to { errors == 0 }"}),
     _row("B6", "strategy lns", "issue 16 (layer LNS on Florio's MILP)",
          nobody("the layer search is written for decision diagrams"),
          only(("cp", "milp"), "the layer search re-solves Florio's flow encoding, on cp or milp"),
          nobody("the layer search is written for decision diagrams")),
+    _row("B6x", "strategy lns with multivariate splits or several objective levels", "issue 16",
+         nobody("the layer search is written for decision diagrams"),
+         nobody("'strategy lns' (the layer large-neighbourhood search) takes a diagram with univariate splits and "
+                "one objective level"),
+         nobody("the layer search is written for decision diagrams"),
+         instead={"diagram": "e.g. model diagram(widths = [1, 2, 3, 3])  minimize errors + nodes"}),
     _row("B5", "the option preselect = k", "Hu heuristic MaxSAT-BDD",
          nobody("preselect applies to bdd models"), nobody("preselect applies to bdd models"),
          solvers("dp enumerates every subset: preselect is a heuristic for the solver encodings")),
@@ -189,157 +236,33 @@ TABLE: tuple[Construct, ...] = (
 BY_KEY: dict[str, Construct] = {c.key: c for c in TABLE}
 
 
-@dataclass(frozen=True, slots=True)
-class Use:
-    """One place a program uses a construct: the table key, the source span, its text."""
+def unsupported(construct: str, reason: str, span: Span | None = None, *, backend: str | None = None,
+                skeleton: str | None = None, takers: Sequence[str] = (), hint: str | None = None
+                ) -> UnsupportedConstruct:
+    """The one way odt says no: ``construct`` (what the program asks for, quoted with its
+    line where it has one) is refused by ``backend`` (by every backend when None) on a
+    ``skeleton``, for ``reason``; ``takers`` are the backends that take it, ``hint`` what
+    to write instead. Every ``UnsupportedConstruct`` is made here.
 
-    key: str
-    span: Span | None
-    text: str
-
-
-def skeleton_name(program: CheckedProgram) -> str:
-    sk = program.skeleton
-    return "tree" if isinstance(sk, TreeSkeleton) else "diagram" if isinstance(sk, DiagramSkeleton) else "bdd"
-
-
-def uses(program: CheckedProgram) -> list[Use]:
-    """Every construct ``program`` uses, in source order of kind: skeleton, objective,
-    constraints, solve directive."""
-    return list(_skeleton_uses(program)) + list(_objective_uses(program)) + list(_constraint_uses(program)) \
-        + list(_solve_uses(program))
-
-
-def _quote(span: Span | None, fallback: str) -> str:
-    return span.quote() if span is not None and span.source is not None else fallback
-
-
-def _skeleton_uses(p: CheckedProgram) -> Iterator[Use]:
-    sk = p.skeleton
-    text = _quote(p.model_span, "model")
-    if isinstance(sk, TreeSkeleton):
-        yield Use("S1", sk.span, text)
-        if sk.leaves is not None or sk.nodes is not None:
-            yield Use("S2", sk.span, text)
-    elif isinstance(sk, DiagramSkeleton):
-        yield Use("S4", sk.span, text)
+    >>> unsupported("strategy lns ('solve cp strategy lns', line 3)", "the layer search is written for decision "
+    ...             "diagrams", backend="cp", skeleton="tree").message
+    "backend 'cp' does not take strategy lns ('solve cp strategy lns', line 3) on a tree: the layer search is written for decision diagrams"
+    """
+    on = f" on a {skeleton}" if skeleton else ""
+    if backend is not None:
+        message = f"backend '{backend}' does not take {construct}{on}: {reason}"
     else:
-        yield Use("S5", sk.span, text)
-    if getattr(sk, "depth_range", None) is not None:
-        yield Use("S3", sk.span, text)
-    if p.splits == "multivariate":
-        yield Use("S6", p.model_span, "splits multivariate")
-    if p.dataset.raw_numeric:
-        yield Use("S7", p.model_span, f"raw thresholds of {', '.join(p.dataset.raw_numeric)}")
-
-
-def _quantities(form: LinearForm) -> Iterator[QuantityRef]:
-    for q, _ in form.terms:
-        yield q
-        if q.inner is not None:
-            yield from _quantities(q.inner)
-
-
-_GROUP_KINDS = {"predicted", "tp", "fp", "tn", "fn"}
-
-
-def _quantity_uses(form: LinearForm, span: Span | None, text: str, in_objective: bool = False) -> Iterator[Use]:
-    for q in _quantities(form):
-        if q.kind == "nodes":
-            yield Use("O2n", q.span or span, text)
-        elif q.kind == "leaves":
-            yield Use("O2l", q.span or span, text)
-        elif q.kind == "features_used":
-            yield Use("O2f", q.span or span, text)
-            if in_objective:
-                yield Use("O2fo", q.span or span, text)
-        elif q.kind == "depth" and not in_objective:
-            yield Use("O2d", q.span or span, text)
-        elif q.kind in _GROUP_KINDS or (q.kind == "errors" and q.group is not None):
-            yield Use("C1", span, text)
-
-
-def _objective_uses(p: CheckedProgram) -> Iterator[Use]:
-    o = p.objective
-    text = _quote(o.span, "minimize errors")
-    yield Use("O1", o.span, text)
-    if len(o.levels) > 1:
-        yield Use("O3", o.span, text)
-    ranged = getattr(p.skeleton, "depth_range", None) is not None
-    for level in o.levels:
-        kinds = {q.kind for q in _quantities(level)}
-        if "depth" in kinds and not ranged:
-            yield Use("O3d", o.span, text)
-        if "abs" in kinds:
-            yield Use("Oabs", o.span, text)
-        if "expected_cost" in kinds:
-            yield Use("Oec", o.span, text)
-        yield from _quantity_uses(level, o.span, text, in_objective=True)
-
-
-def _constraint_uses(p: CheckedProgram) -> Iterator[Use]:
-    for c in p.constraints:
-        text = _quote(c.span, "") or str(c)  # str() of a deeply nested AST recurses: only without a span
-        if isinstance(c, StructuralConstraint):
-            node = c.node
-            if isinstance(node, ast.Every) and isinstance(node.body, ast.OrderOnPath):
-                yield Use("C7", c.span, text)
-            elif isinstance(node, ast.Every) and isinstance(node.body, ast.PathExclusion):
-                yield Use("C9x", c.span, text)
-            elif isinstance(node, ast.UsesConstraint):
-                yield Use("C9u", c.span, text)
-            elif isinstance(node, ast.ThresholdRange):
-                yield Use("C10", c.span, text)
-            else:
-                yield Use("C6", c.span, text)
-            continue
-        if c.scope == "node":
-            yield Use("C3", c.span, text)
-        elif c.scope == "leaf":
-            yield Use("C5", c.span, text)
-        elif c.scope == "path":
-            cost = sum((coef for q, coef in c.form.terms if q.kind == "cost"), start=0)
-            bounded_above = cost > 0 and c.op == "<=" or cost < 0 and c.op == ">="
-            yield Use("C8p" if bounded_above else "C8x", c.span, text)
-        else:
-            yield from _relation_uses(c, text)
-
-
-def _relation_uses(c: LinearConstraint, text: str) -> Iterator[Use]:
-    top = {q.kind for q, _ in c.form.terms}
-    if "expected_cost" in top:
-        yield Use("C8e", c.span, text)
-    for q, coef in c.form.terms:
-        if q.kind != "abs":
-            continue
-        assert q.inner is not None
-        if "expected_cost" in {x.kind for x in _quantities(q.inner)}:
-            yield Use("Oec", c.span, text)
-        convex = c.op == "<=" and coef > 0 or c.op == ">=" and coef < 0
-        yield Use("C2" if convex else "C2x", c.span, text)
-    kinds = {q.kind for q in _quantities(c.form)}
-    if "errors" in kinds and not (kinds & (_GROUP_KINDS | {"abs"})):  # errors <= k (O4) and errors(G)
-        grouped = any(q.kind == "errors" and q.group is not None for q in _quantities(c.form))
-        yield Use("C1" if grouped or kinds - {"errors"} else "O4", c.span, text)
-    yield from _quantity_uses(c.form, c.span, text)
-
-
-def _solve_uses(p: CheckedProgram) -> Iterator[Use]:
-    req = p.solve
-    text = _quote(req.span, "solve")
-    if req.strategy == "incremental":
-        yield Use("B3", req.span, text)
-    if req.strategy == "lns":
-        yield Use("B6", req.span, text)
-    if "preselect" in req.options:
-        yield Use("B5", req.span, text)
-    encoding = req.options.get("encoding")
-    if encoding is not None:
-        yield Use("Ef" if encoding == "flow" else "Ep", req.span, text)
+        message = f"{construct} is not supported{on} by any backend of this version of odt: {reason}"
+    hints = ([f"backends that take it: {', '.join(takers)}"] if takers else []) + ([hint] if hint else [])
+    return UnsupportedConstruct(message, span, "; ".join(hints) or None)
 
 
 def _line(span: Span | None) -> str:
     return f", line {span.line}" if span is not None and span.line else ""
+
+
+def _named(row: Construct, u: Use) -> str:
+    return f"{row.title} ('{u.text}'{_line(u.span)})"
 
 
 def refusal(program: CheckedProgram, backend: str) -> UnsupportedConstruct | None:
@@ -355,9 +278,16 @@ def refusal(program: CheckedProgram, backend: str) -> UnsupportedConstruct | Non
         takers = row.takers(skeleton)
         if not takers:
             return _nowhere(u, skeleton, reason)
-        return UnsupportedConstruct(f"backend '{backend}' does not take {row.title} ('{u.text}'{_line(u.span)}) "
-                                    f"on a {skeleton}: {reason}", u.span, f"backends that take it: {', '.join(takers)}")
+        return unsupported(_named(row, u), reason, u.span, backend=backend, skeleton=skeleton, takers=takers)
     return None
+
+
+def takes(program: CheckedProgram, backend: str, directive: bool = True) -> bool:
+    """Whether ``backend`` takes ``program`` (``directive=False``: its constructs alone,
+    whatever its solve directive asks, e.g. to build dp's search IR for a warm start)."""
+    if not directive:
+        program = dataclasses.replace(program, solve=SolveRequest("auto", {}, None, None))
+    return refusal(program, backend) is None
 
 
 def _nowhere(u: Use, skeleton: str, reason: str) -> UnsupportedConstruct:
@@ -366,9 +296,7 @@ def _nowhere(u: Use, skeleton: str, reason: str) -> UnsupportedConstruct:
     advice = [row.instead[skeleton]] if skeleton in row.instead else []
     if elsewhere:
         advice.append(f"skeletons that take it: {'; '.join(elsewhere)}")
-    hint = "; or ".join(advice) or None
-    return UnsupportedConstruct(f"{row.title} ('{u.text}'{_line(u.span)}) is not supported on a {skeleton} by any "
-                                f"backend of this version of odt: {reason}", u.span, hint)
+    return unsupported(_named(row, u), reason, u.span, skeleton=skeleton, hint="; or ".join(advice) or None)
 
 
 def refused_everywhere(program: CheckedProgram) -> UnsupportedConstruct | None:

@@ -94,11 +94,9 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_explain(args: argparse.Namespace) -> int:
     from odt.program import compile_file
 
-    from odt.strategies.explain import minimal_conflict
-
     prog = compile_file(args.program, params=_overrides(args))
     undecided: list = []
-    core = minimal_conflict(prog, backend=args.backend, time_limit=args.time_limit, undecided=undecided)
+    core = prog.explain(backend=args.backend, time_limit=args.time_limit, undecided=undecided)
     if not core:
         print(f"{args.program}: feasible: the constraints can all hold together")
         return 0
@@ -145,7 +143,8 @@ def _solve(prog, args: argparse.Namespace) -> int:
     try:
         result = prog.solve(backend=args.backend, time_limit=args.time_limit, threads=args.threads,
                             seed=args.seed, verbose=args.verbose,
-                            progress=_progress_printer(args.quiet or args.json), memory_limit=args.memory_limit)
+                            progress=_progress_printer(args.quiet or args.json), memory_limit=args.memory_limit,
+                            scheduler=args.scheduler)
     except limits.Stopped:  # the hard deadline just after the solve returned: its result stands
         if result is None:
             raise
@@ -432,6 +431,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     s.add_argument("--verbose", action="store_true", help="print the solver log")
     s.add_argument("--explain", action="store_true", help="when infeasible, name a minimal set of conflicting constraints")
+    s.add_argument("--scheduler", metavar="ADDRESS", help="a Dask scheduler address: dp's deep search (depth >= 4 "
+                                                         "on raw thresholds) runs the root's subproblems on its workers")
     s.add_argument("--convergence", metavar="SVG", help="draw the incumbent and the bound over time into this SVG file")
     s.set_defaults(func=cmd_solve)
 

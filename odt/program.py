@@ -28,20 +28,20 @@ from odt.compiler.check_feasible import data_conflict
 from odt.compiler.data import table_from_python
 from odt.compiler.encode import objective as objective_enc
 from odt.compiler.errors import (InfeasibleProgram, OdtDataError, OdtError, OdtInputError, OdtInputTypeError,
-                                 UnsupportedConstruct, VerificationFailed, decode_utf8, did_you_mean)
+                                 VerificationFailed, decode_utf8, did_you_mean)
 from odt.strategies.depth_search import solve_depth_range
 from odt.compiler.evaluate import evaluate
 from odt.strategies.explain import minimal_conflict
-from odt.compiler.lower_search import lower_search
-from odt.compiler.lower_search_bdd import lower_search_bdd
 from odt.compiler.lower import Lowered, lower
 from odt.compiler.parse import parse_program
 from odt.compiler.params import Override, overrides_from_mapping, resolve_params
 from odt.compiler.ranges import memory_size, positive_seconds
-from odt.compiler.checked import BddSkeleton, CheckedProgram, DiagramSkeleton, LinearConstraint, TreeSkeleton
+from odt.compiler.checked import CheckedProgram
+from odt.compiler.searches import Searches
 from odt.convergence import Recorder
 from odt.result import Classifier, SolveResult
-from odt.routing import check_memory, estimate, refusal, route
+from odt.compiler.support import refusal, unsupported
+from odt.routing import check_memory, estimate, route
 from odt.strategies.bdd_bounds import bdd_bounds
 from odt.strategies.diagram_bounds import diagram_bounds, tighten
 from odt.strategies.warm_start import greedy_pays_early, greedy_start, single_leaf, warm_start as warm_start_of
@@ -55,6 +55,8 @@ class Program:
     def __init__(self, checked: CheckedProgram):
         self.checked = checked
         self._lowered: dict[tuple[str, str | None], Lowered] = {}
+        #: the search IRs (a program backend's problem, the greedy start's), each built once for every solve
+        self._searches = Searches(checked)
 
     @property
     def dataset(self):
@@ -81,80 +83,28 @@ class Program:
             return name
         return route(self.checked)
 
-    def _check_strategy(self) -> None:
-        """``strategy incremental`` takes exactly: a depth range, ``minimize depth`` alone
-        (DT_depth) or ``minimize depth then nodes`` (DT_size; ``then leaves`` too), and one
-        constraint ``errors <= k`` (or ``errors == 0``)."""
-        req = self.checked.solve
-        if req.strategy == "incremental" and req.backend not in ("auto", "maxsat"):
-            raise UnsupportedConstruct(
-                f"'strategy incremental' (Avellaneda's Algorithm 3) runs on an incremental SAT solver, which backend "
-                f"'{req.backend}' is not", req.span, "write  solve maxsat strategy incremental  (or solve auto ...)")
-        if req.strategy == "lns" and isinstance(self.checked.skeleton, DiagramSkeleton) and (  # the rest: B6
-                self.checked.splits != "univariate" or len(self.checked.objective.levels) != 1):
-            raise UnsupportedConstruct(
-                "'strategy lns' (the layer large-neighbourhood search) takes a diagram with univariate splits and "
-                "one objective level", req.span, "e.g. model diagram(widths = [1, 2, 3, 3])  minimize errors + nodes")
-        if self.checked.solve.strategy == "incremental" and self._incremental_bound() is None:
-            raise UnsupportedConstruct(
-                "'strategy incremental' (Avellaneda's Algorithm 3) takes a depth range, 'minimize depth' or "
-                "'minimize depth then nodes', and one constraint 'errors <= k' or 'errors == 0'",
-                self.checked.solve.span,
-                "e.g. model tree(depth in 1..10)  minimize depth then nodes  subject to { errors == 0 }")
-
-    def _incremental_bound(self) -> Fraction | None:
-        c = self.checked
-        sk = c.skeleton
-        if not isinstance(sk, TreeSkeleton) or sk.depth_range is None or sk.leaves is not None or sk.nodes is not None:
-            return None
-        levels = [[(q.kind, q.group, coef > 0) for q, coef in lvl.terms] for lvl in c.objective.levels]
-        if levels not in ([[("depth", None, True)]], [[("depth", None, True)], [("nodes", None, True)]],
-                          [[("depth", None, True)], [("leaves", None, True)]]):
-            return None
-        if c.splits != "univariate" or len(c.constraints) != 1:
-            return None
-        k = c.constraints[0]
-        if not isinstance(k, LinearConstraint) or k.scope is not None or k.op not in ("<=", "==") \
-                or [(q.kind, q.group) for q, _ in k.form.terms] != [("errors", None)] or k.form.terms[0][1] <= 0:
-            return None
-        bound = -k.form.constant / k.form.terms[0][1]
-        return bound if (k.op == "<=" or bound == 0) and bound >= 0 else None
-
     def _capabilities(self, name: str, low: Lowered) -> None:
-        """The backend's capability check; a refusal caused by the directive's ``encoding``
-        option is reported at the directive."""
-        try:
-            self._backend(name).check_capabilities(low.model, capabilities())
-        except UnsupportedConstruct as exc:
-            req = self.checked.solve
-            if exc.diagnostics[0].span is None and "encoding" in req.options and req.span is not None:
-                raise UnsupportedConstruct(f"{exc.message}, which the '{req.options['encoding']}' encoding uses",
-                                           req.span, exc.diagnostics[0].hint) from None
-            raise
+        """The backend's capability check on the IR (the last guard: the support table has
+        refused whatever the program's constructs need and the backend lacks)."""
+        self._backend(name).check_capabilities(low.model, capabilities())
 
     def check_backend(self, name: str) -> str:
         """Raise the error ``name`` would raise before solving; else describe what it
         would build (estimated from counts: nothing is lowered here)."""
-        self._check_strategy()
-        self._backend(name)
+        impl = self._backend(name)
         err = refusal(self.checked, name)
         if err is not None:
             raise err
-        if _is_program_backend(name):
-            data = self.checked.dataset
-            if isinstance(self.checked.skeleton, BddSkeleton):
-                return (f"BDD subset enumeration on the program, no encoding: {int((data.row_weights() > 0).sum())} "
-                        f"rows, {len(data.features)} features")
-            return (f"ConTree search on the program, no encoding: {int((data.row_weights() > 0).sum())} rows, "
-                    f"{len(data.binarizer.columns)} columns")
+        if impl.PROGRAM:
+            return impl.describe(self.checked)
         return estimate(self.checked, name).describe()
 
     def lowered_for(self, backend: str) -> Lowered:
         """The IR for ``backend``: its own encoding, or the one the solve directive names
         (``solve milp(encoding = "paths")``)."""
         if _is_program_backend(backend):
-            raise UnsupportedConstruct(f"backend '{backend}' searches the program directly and has no IR or solver file",
-                                       hint="compile with --to wcnf, cpmpy or pyomo")
+            raise unsupported("an IR or a solver file", "it searches the program directly", backend=backend,
+                              hint="compile with --to wcnf, cpmpy or pyomo")
         encoding = self.checked.solve.options.get("encoding") or self._backend(backend).ENCODING
         return self.lowered(encoding, backend)
 
@@ -193,7 +143,7 @@ class Program:
     def solve(self, backend: str | None = None, time_limit: float | None = None, threads: int | None = None,
               seed: int | None = None, verbose: bool = False,
               progress: Callable[[Progress], None] | None = None, warm_start: bool = True,
-              memory_limit: float | None = None) -> SolveResult:
+              memory_limit: float | None = None, scheduler: str | None = None) -> SolveResult:
         """Solve, decode and re-verify. Options given here override the ``solve`` directive.
 
         The time limit holds for all of it (issue 18): lowering, encoding, the solver and
@@ -201,13 +151,18 @@ class Program:
         SIGTERM arrive (the CLI's handlers), the best incumbent is returned with its
         bound, status ``interrupted`` for a signal. ``memory_limit`` (bytes, or a size with
         a unit as ``--memory-limit`` takes it: ``"500M"``, ``"4G"``) refuses an encoding
-        whose estimated size exceeds it before building it.
+        whose estimated size exceeds it before building it. ``scheduler`` (a Dask scheduler
+        address, ``tcp://host:8786``) runs the dp deep search's root subproblems on that
+        cluster's workers (``backends/dp/contree/deep_dask.py``); dp only.
 
         Raises:
             OdtInputError: an argument it cannot take (a ``ValueError``; of the wrong
                 type, ``OdtInputTypeError``, also a ``TypeError``)."""
         limit = time_limit if time_limit is not None else self.checked.solve.options.get("time_limit")
         check_solve_arguments(limit, threads, seed)  # before the deadline is armed with it
+        if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
+            raise (OdtInputError if isinstance(scheduler, str) else OdtInputTypeError)(
+                f"scheduler={scheduler!r}: expected a Dask scheduler address such as 'tcp://127.0.0.1:8786'")
         memory_limit = check_call_arguments(backend=backend, verbose=verbose, progress=progress,
                                             warm_start=warm_start, memory_limit=memory_limit)
         held = _Held()
@@ -217,7 +172,7 @@ class Program:
             with limits.time_limit(limit):
                 try:
                     result = self._solve(backend, limit, threads, seed, verbose, recorder, warm_start,
-                                         memory_limit, held)
+                                         memory_limit, held, scheduler)
                 except limits.Stopped as stop:
                     with limits.shielded():
                         result = held.result(self, stop.reason)
@@ -235,7 +190,7 @@ class Program:
 
     def _solve(self, backend: str | None, time_limit: float | None, threads: int | None, seed: int | None,
                verbose: bool, progress: Callable[[Progress], None] | None, warm_start: bool,
-               memory_limit: float | None, held: "_Held") -> SolveResult:
+               memory_limit: float | None, held: "_Held", scheduler: str | None = None) -> SolveResult:
         """``solve`` inside its time-limit scope; ``held`` keeps the incumbent a stop returns.
 
         With ``warm_start`` (B4), a solver backend first gets the ConTree tree of the
@@ -248,28 +203,32 @@ class Program:
             raise InfeasibleProgram(
                 f"infeasible: '{conflict.constraint.span.quote()}' cannot hold on this data: {conflict.reason}",
                 conflict.constraint.span, "relax this constraint (found before solving, on every backend)")
-        if getattr(self.checked.skeleton, "depth_range", None) is not None:  # S3: trees and BDDs
-            held.floor = _depth_floor(self.checked)  # a stop before any depth is refuted
-            return solve_depth_range(self, backend, time_limit, threads, seed, verbose, progress, warm_start,
-                                     memory_limit)
         req = self.checked.solve
-        self._check_strategy()
-        if req.strategy == "incremental":
-            raise UnsupportedConstruct("'strategy incremental' applies to a depth range with 'minimize depth' "
-                                       "and an 'errors <= k' constraint", req.span,
-                                       "e.g. model tree(depth in 1..10)  minimize depth  subject to { errors == 0 }")
-        name = self.backend_name(backend)
+        name = self.backend_name(backend)  # auto: the first backend the support table lets take the program
         impl = self._backend(name)
         refused = refusal(self.checked, name)
         if refused is not None:
             raise refused
+        if scheduler is not None and not _is_program_backend(name):
+            takers = [n for n in BACKENDS if _is_program_backend(n)]
+            raise OdtInputError(f"scheduler={scheduler!r} runs a program backend's search on a Dask cluster; "
+                                f"backend '{name}' does not use one",
+                                hint=f"drop the scheduler, or solve with backend {' or '.join(map(repr, takers))}")
+        if getattr(self.checked.skeleton, "depth_range", None) is not None:  # S3: trees and BDDs
+            held.floor = _depth_floor(self.checked)  # a stop before any depth is refuted
+
+            def at_depth(sub: CheckedProgram, remaining: float | None) -> SolveResult:
+                return Program(sub).solve(backend, remaining, threads, seed, verbose, progress, warm_start,
+                                          memory_limit, scheduler)
+
+            return solve_depth_range(self.checked, at_depth, backend, time_limit)
         held.started, held.backend = time.perf_counter(), name
         if not _is_program_backend(name):
             check_memory(self.checked, name, memory_limit)
         # dp finishes small programs sooner than the greedy tree is grown: their start waits until
         # a solve is stopped; the solver backends and large dp programs start from it at once
         early = warm_start and (not _is_program_backend(name) or greedy_pays_early(self.checked))
-        start = greedy_start(self.checked) if early else None
+        start = greedy_start(self.checked, self._searches) if early else None
         if start is not None:  # the incumbent of a solve stopped before its solver returns (lowering included)
             held.warm = start[:2]
         if progress is not None and self.checked.objective.maximized:
@@ -285,16 +244,17 @@ class Program:
             seed=seed if seed is not None else req.options.get("seed", 0),
             verbose=verbose or bool(req.options.get("verbose", False)),
             on_progress=progress,
-            extra={k: v for k, v in req.options.items() if k == "solver"},
+            extra={**{k: v for k, v in req.options.items() if k == "solver"},
+                   **({"scheduler": scheduler} if scheduler is not None else {})},
         )
         refused_run = impl.check_run(opts)
         if refused_run is not None:  # before any work, at the option that causes it
-            raise UnsupportedConstruct(refused_run[0], self._option_span(refused_run[2]) or req.span, refused_run[1])
-        if _is_program_backend(name):  # dp: the checked program, no IR
-            bdd = isinstance(self.checked.skeleton, BddSkeleton)
-            tree, res = impl.solve_search(lower_search_bdd(self.checked) if bdd else lower_search(self.checked), opts)
+            construct, reason, hint, option = refused_run
+            raise unsupported(construct, reason, self._option_span(option) or req.span, backend=name, hint=hint)
+        if impl.PROGRAM:  # it searches the checked program itself: no IR
+            tree, res = impl.solve_program(self._searches, opts)
             if warm_start and start is None and res.status is not Status.OPTIMAL:
-                start = greedy_start(self.checked)
+                start = greedy_start(self.checked, self._searches)
             if start is not None and res.status is not Status.OPTIMAL and \
                     (res.objective is None or tuple(float(v) for v in res.objective) > start.levels):
                 # stopped with nothing better than the greedy start: the start, with the engine's bound
@@ -310,7 +270,7 @@ class Program:
         # bounds from dp: optimal trees for a diagram, the relaxed BDD for a BDD program
         bounds = (diagram_bounds(self.checked, _budget(opts)) or bdd_bounds(self.checked, _budget(opts))) \
             if warm_start else None
-        warm = greedy = warm_start_of(self.checked, opts, start) if warm_start else None
+        warm = greedy = warm_start_of(self.checked, opts, start, self._searches) if warm_start else None
         if bounds is not None and bounds.incumbent is not None and (warm is None or bounds.incumbent[1] < warm[1]):
             warm = bounds.incumbent
         held.warm, held.floor = warm, None if bounds is None else bounds.lower
@@ -396,16 +356,22 @@ class Program:
                                                    f"{float(out.value):g}, {out.log.removeprefix('lns: ')}"))
         return best[0], "; ".join(notes) if notes else "lns: no start"
 
-    def explain(self, backend: str | None = None, time_limit: float | None = None) -> list[tuple[str, Any]]:
+    def explain(self, backend: str | None = None, time_limit: float | None = None,
+                undecided: list | None = None) -> list[tuple[str, Any]]:
         """For an infeasible program: a minimal set of its own constraints (and skeleton
         size limits) that cannot hold together, as (source text, span) pairs; [] when the
-        program is feasible (``explain.minimal_conflict``)."""
+        program is feasible (``explain.minimal_conflict``; the constraints whose test the
+        time limit cut short go to ``undecided``)."""
         check_solve_arguments(time_limit)
         check_call_arguments(backend=backend)
         conflict = data_conflict(self.checked)
         if conflict is not None:  # one constraint that cannot hold alone is the minimal set
             return [(conflict.constraint.span.quote(), conflict.constraint.span)]
-        return minimal_conflict(self, backend, time_limit)
+        return minimal_conflict(self.checked, self._explain_solve, backend, time_limit, undecided)
+
+    @staticmethod
+    def _explain_solve(sub: CheckedProgram, backend: str | None, time_limit: float | None) -> SolveResult:
+        return Program(sub).solve(backend=backend, time_limit=time_limit, warm_start=True)
 
     @limits.shield
     def _result(self, backend: str, res: BackendResult, low: Lowered | None,
@@ -428,12 +394,8 @@ class Program:
             terms, constant = low.encoding.errors()
             solver_errors = float(objective_enc.level_values([ir.Objective(tuple(terms), constant)], res.values,
                                                              low.model)[0])
-        elif res.errors is not None:  # a program backend (dp) reports its training errors
+        elif res.errors is not None:  # a program backend reports its training errors
             solver_errors = float(res.errors)
-        elif backend == "dp":  # its objective is the (scaled) errors
-            assert res.objective is not None
-            lvl = self.checked.objective.levels[0]
-            solver_errors = float((res.objective[0] - lvl.constant) / lvl.terms[0][1])
         else:  # a warm-start tree: the value claimed for it is its re-evaluated value
             assert tree is not None
             solver_errors = evaluate(self.checked, tree).train_errors
@@ -511,7 +473,7 @@ class _Held:
         if self.warm is not None and self.backend is not None:
             kept = BackendResult(Status.FEASIBLE, None, (self.warm[1],), self.floor, seconds,
                                  log + "; the warm start is the incumbent")
-            # (dp's own results carry its scaled errors; this one is re-evaluated like a warm start)
+            # (a program backend's own results carry their errors; this one is re-evaluated like a warm start)
             label = self.backend if not _is_program_backend(self.backend) else f"{self.backend} (stopped)"
             return program._result(label, kept, None, self.warm[0])
         sign = -1.0 if program.checked.objective.maximized else 1.0
@@ -615,7 +577,7 @@ def _budget(opts: SolveOptions) -> float:
 
 
 def _is_program_backend(name: str) -> bool:
-    return hasattr(BACKENDS.get(name), "solve_search")
+    return getattr(BACKENDS.get(name), "PROGRAM", False)
 
 
 def _f(x: Fraction | None, sign: float) -> float | None:

@@ -1,8 +1,9 @@
 """``auto`` without building: which backend takes a checked program, and how large its
 encoding would be, decided from the program and cheap counts over the data.
 
-Input: a ``CheckedProgram``. Output: the refusal a backend would raise before solving (or
-None), the order in which ``auto`` tries backends, and a size estimate of the encoding.
+Input: a ``CheckedProgram``. Output: the order in which ``auto`` tries backends, the first
+that takes the program (the support table, ``compiler/support.py``, decides whether a
+backend takes it; nothing here second-guesses it), and a size estimate of the encoding.
 Invariant: nothing here lowers the program or builds an encoding — routing a depth-3
 tree on 20,000 continuous rows costs a few array passes, not a SAT encoding.
 """
@@ -14,12 +15,8 @@ import numpy as np
 
 from odt.backends import BACKENDS
 
-from odt.compiler.errors import UnsupportedConstruct
-from odt.compiler.lower_search import search_refusal
-from odt.compiler.lower_search_bdd import bdd_search_refusal
 from odt.compiler import support
-from odt.compiler.lower import needs_structure
-from odt.compiler.checked import BddSkeleton, CheckedProgram, DiagramSkeleton, LinearConstraint, TreeSkeleton
+from odt.compiler.checked import CheckedProgram, DiagramSkeleton, LinearConstraint, TreeSkeleton
 
 #: ``auto`` prefers cp to maxsat from this many distinct training rows (see ``preference``)
 CP_FROM_BUCKETS = 250
@@ -29,29 +26,6 @@ _ROW_QUANTITIES = {"errors", "predicted", "tp", "fp", "tn", "fn", "expected_cost
 def encoding_of(program: CheckedProgram, backend: str) -> str:
     """The skeleton encoding ``backend`` would lower ``program`` with."""
     return program.solve.options.get("encoding") or BACKENDS[backend].ENCODING
-
-
-def refusal(program: CheckedProgram, backend: str) -> UnsupportedConstruct | None:
-    """Why ``backend`` does not take ``program`` (None when it does), decided without
-    lowering: the support table first, then the combination rules the table cannot state
-    per construct (the dp fragment's, and the univariate splits that node, leaf, path and
-    test constraints are written for)."""
-    err = support.refusal(program, backend)
-    if err is not None:
-        return err
-    if backend == "dp":
-        reason = bdd_search_refusal(program) if isinstance(program.skeleton, BddSkeleton) else search_refusal(program)
-        return None if reason is None else UnsupportedConstruct(
-            f"backend 'dp' takes {reason}", program.objective.span, "backends for the rest: maxsat, cp, milp (or auto)")
-    if program.splits == "multivariate" and program.solve.options.get("encoding") == "paths":
-        return UnsupportedConstruct("'splits multivariate' needs the 'flow' encoding (hyperplanes are continuous "
-                                    "variables)", program.solve.span, "drop encoding = \"paths\"")
-    if program.splits == "multivariate" and needs_structure(program):
-        return UnsupportedConstruct(
-            f"backend '{backend}' cannot take constraints on nodes, leaves, paths, tests or row placement with "
-            "multivariate splits: they are lowered for univariate splits only", program.model_span,
-            "use 'splits univariate' (backends maxsat, cp, milp take these constraints)")
-    return None
 
 
 def distinct_rows(program: CheckedProgram) -> int:
@@ -100,18 +74,18 @@ def _row_kinds(form) -> bool:
 
 
 def route(program: CheckedProgram) -> str:
-    """``auto``: the first backend in ``preference`` order that takes the program; else
-    the first refusal, which names the construct."""
-    first = refusal(program, "dp") if "dp" in BACKENDS else None
+    """``auto``: the first backend in ``preference`` order that takes the program (the
+    support table says); else the first refusal, which names the construct."""
+    first = support.refusal(program, "dp") if "dp" in BACKENDS else None
     if "dp" in BACKENDS and first is None:  # the fastest exact engine: no need to order the rest
         return "dp"
     for candidate in preference(program):
-        err = refusal(program, candidate)
+        err = support.refusal(program, candidate)
         if err is None:
             return candidate
         first = first or err
     assert first is not None
-    raise first
+    raise support.refused_everywhere(program) or first  # a construct no backend takes, else dp's refusal
 
 
 @dataclass(frozen=True)
@@ -193,9 +167,9 @@ def check_memory(program: CheckedProgram, backend: str, limit: float | None) -> 
     need = memory_needed(program, backend)
     if need > budget:
         est = estimate(program, backend)
-        raise UnsupportedConstruct(
-            f"backend '{backend}' would need about {need / 2**30:.1f} GiB for this program "
-            f"({est.describe()}), over the memory budget of {budget / 2**30:.1f} GiB",
-            program.model_span,
-            "lower the depth or widths, restrict the features, use backend dp where it applies, "
-            "or raise the budget with --memory-limit")
+        raise support.unsupported(
+            f"this program on this data ('{program.model_span.quote()}', line {program.model_span.line})",
+            f"it would need about {need / 2**30:.1f} GiB ({est.describe()}), over the memory budget of "
+            f"{budget / 2**30:.1f} GiB", program.model_span, backend=backend,
+            hint="lower the depth or widths, restrict the features, use backend dp where it applies, "
+                 "or raise the budget with --memory-limit")

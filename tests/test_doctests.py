@@ -10,7 +10,7 @@ MODULES = ["odt.compiler.source", "odt.compiler.errors", "odt.compiler.parse", "
            "odt.compiler.encode.objective", "odt.compiler.polarity", "odt.backends.dp.streed.binarize",
            "odt.backends.dp.streed.root", "odt.outputs", "odt.compiler.classifiers.schema",
            "odt.compiler.classifiers.common", "odt.compiler.ranges", "odt.compiler.search",
-           "odt.compiler.classifiers.layout", "odt.compiler.classifiers.render", "odt.compiler.data", "odt.compiler.table", "odt.sweeps"]
+           "odt.compiler.classifiers.layout", "odt.compiler.classifiers.render", "odt.compiler.data", "odt.compiler.table", "odt.sweeps", "odt.compiler.support"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -19,11 +19,13 @@ from fractions import Fraction
 from typing import Callable
 
 from odt.compiler import ir, limits
+from odt.compiler.checked import BddSkeleton, CheckedProgram
 from odt.compiler.classifiers import Diagram, Leaf, Split, Tree, TreeNode
 from odt.compiler.data import Feature
-from odt.compiler.errors import UnsupportedConstruct
 from odt.compiler.search import TreeSearch
 from odt.compiler.search_bdd import BddSearch
+from odt.compiler.searches import Searches
+from odt.compiler.support import unsupported
 
 from ..base import Artifact, Backend, BackendResult, Progress, SolveOptions, Status, Stopwatch
 from . import jit
@@ -59,13 +61,28 @@ class DpBackend(Backend):
     CAPABILITIES = frozenset()  # takes no IR model: the search IR instead
     FILE_FORMAT = "none"
     ENCODING = "none"
+    PROGRAM = True
+
+    def solve_program(self, searches: Searches, options: SolveOptions) -> tuple[Tree | Diagram | None, BackendResult]:
+        """The checked program's search IR (an ordered BDD's subset enumeration, or a tree
+        search), built once by ``searches``, solved by ``solve_search``."""
+        bdd = isinstance(searches.program.skeleton, BddSkeleton)
+        return self.solve_search(searches.bdd() if bdd else searches.tree(), options)
+
+    @classmethod
+    def describe(cls, program: CheckedProgram) -> str:
+        data = program.dataset
+        rows = int((data.row_weights() > 0).sum())
+        if isinstance(program.skeleton, BddSkeleton):
+            return f"BDD subset enumeration on the program, no encoding: {rows} rows, {len(data.features)} features"
+        return f"dynamic programming on the program (ConTree, STreeD), no encoding: {rows} rows, {len(data.binarizer.columns)} columns"
 
     def emit(self, model: ir.Model) -> Artifact:
-        raise UnsupportedConstruct("the dp backend has no solver file: it searches the program directly",
-                                   hint="use --to wcnf, cpmpy or pyomo")
+        raise unsupported("a solver file", "it searches the program directly and builds no IR", backend=self.NAME,
+                          hint="use --to wcnf, cpmpy or pyomo")
 
     def solve(self, model: ir.Model, options: SolveOptions) -> BackendResult:
-        raise UnsupportedConstruct("the dp backend solves search problems, not IR models")
+        raise NotImplementedError("the dp backend searches the checked program (solve_program), not IR models")
 
     def solve_search(self, problem: TreeSearch | BddSearch, options: SolveOptions) -> tuple[Tree | Diagram | None, BackendResult]:
         """The optimal tree of ``problem`` (anytime: the best tree and a proven bound on a
@@ -123,9 +140,9 @@ class DpBackend(Backend):
         if task.front:
             try:
                 return "Pareto-front DP", optimal_front_tree(problem, options.time_limit, report)
-            except OverflowError as e:  # the front engine's exact integers would not fit
-                raise UnsupportedConstruct(f"backend 'dp' cannot take this program: {e}",
-                                           hint="backends that take it: maxsat, cp") from e
+            except OverflowError as e:  # the front engine's exact integers would not fit: decided by the data
+                raise unsupported("this program on this data", str(e), backend=self.NAME,
+                                  takers=("maxsat", "cp")) from e
         return "STreeD-style DP", optimal_constrained_tree(problem, options.time_limit, report)
 
     def _solve_bdd(self, problem: BddSearch, options: SolveOptions) -> tuple[Diagram | None, BackendResult]:

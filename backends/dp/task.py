@@ -11,7 +11,9 @@ A task gives
   task);
 * a **lower bound** on the cost of any tree over a set of rows (``lower_bound``);
 * the **cost of a decision node** (``node_cost``: cost complexity; 0 without it) and
-  whether a solution is one value or a **Pareto front** scored at the root (``front``).
+  whether a solution is one value or a **Pareto front** scored at the root (``front``);
+* the **largest cost a leaf may have** (``max_leaf``: ``every leaf: errors <= e``; a leaf
+  above it is infeasible, and the compiled kernels, which do not know it, are bypassed).
 
 The engines read a tree's value as the sum of its leaves' costs plus ``node_cost`` per
 decision node. ``Misclassification`` (MurTree, Demirović et al., JMLR 2022, Eq. 4: a leaf
@@ -20,6 +22,7 @@ a ``front`` task is the Pareto-front search of global constraints (``streed/pare
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,6 +34,8 @@ class Task:
 
     node_cost: float = 0.0
     front: bool = False
+    #: a leaf costing more is infeasible (C11: every leaf: errors <= e); inf: no bound
+    max_leaf: float = math.inf
     #: moving a row into or out of a set changes the least cost of a tree by at most the
     #: row's weight (the similarity bound of MurTree Sec. 4.6 and ConTree's Eq. 3)
     similarity: bool = False
@@ -107,8 +112,11 @@ class Misclassification(Task):
 
 def task_of(problem) -> Task:
     """The task of a search problem (``compiler.search.TreeSearch``): misclassification,
-    with the node cost of a single objective level ``a * errors + b * nodes`` (b / a) and
-    a Pareto front for global constraints."""
+    with the node cost of a single objective level ``a * errors + b * nodes`` (b / a), a
+    Pareto front for global constraints and the per-leaf error bound (without the
+    similarity bound: moving a row may make a leaf infeasible)."""
     levels = problem.levels
     node_cost = float(levels[0].nodes / levels[0].errors) if len(levels) == 1 and levels[0].errors > 0 else 0.0
-    return Misclassification(node_cost=node_cost, front=bool(problem.fronts), n_classes=problem.n_classes)
+    cap = problem.max_leaf_errors
+    return Misclassification(node_cost=node_cost, front=bool(problem.fronts), n_classes=problem.n_classes,
+                             max_leaf=math.inf if cap is None else float(cap), similarity=cap is None)

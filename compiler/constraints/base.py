@@ -10,7 +10,10 @@ A family
 * names the ``columns`` whose tests it reads (the ``T`` handles to build);
 * ``lower``s one constraint into IR clauses and rows through the ``Structure`` handles
   (and, for constraints mixing in ordinary quantities, the context's ``quantity``);
-* ``check``s one constraint on a decoded classifier through a ``ClassifierView``.
+* ``check``s one constraint on a decoded classifier through a ``ClassifierView``;
+* names the ``support_keys`` of one constraint (its rows in ``compiler/support.py``);
+* where dp takes it, writes one constraint into dp's search IR (``search``, the dp hook:
+  ``compiler/lower_search.py`` calls it with a ``SearchParts``).
 
 Families are listed once, in ``registry.py``; adding a constraint is one module there
 and one line in the registry (plus its row in ``compiler/support.py``).
@@ -20,8 +23,9 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable
+from typing import Callable, Mapping
 
+from .. import ast
 from ..checked import CheckedProgram, LinearConstraint, QuantityRef, StructuralConstraint
 from ..ir import ModelBuilder, Origin
 from ..skeletons.interface import Linear, Structure
@@ -56,6 +60,23 @@ class LowerContext:
         return self.used[column]
 
 
+@dataclass
+class SearchParts:
+    """What the families' dp hooks (``Family.search``) write for dp's search lowering
+    (``compiler/lower_search.py``), by column name and row id: that module turns names
+    into search dimensions once the matrix is built."""
+
+    min_leaf: int = 1  # C5: rows per leaf
+    min_node: int = 1  # C3: rows per decision node
+    orders: list[tuple[str, str]] = field(default_factory=list)  # C7: (first, second)
+    exclusions: list[tuple[str, ...]] = field(default_factory=list)  # C9x
+    path_costs: list[LinearConstraint] = field(default_factory=list)  # C8p
+    same_leaf: list[tuple[str, str]] = field(default_factory=list)  # C6: row ids
+    ranges: dict[str, tuple[float, float]] = field(default_factory=dict)  # C10: column -> [lo, hi]
+    uses: list[ast.UsesExpr] = field(default_factory=list)  # C9u
+    max_leaf_errors: Fraction | None = None  # C11: misclassified weight per leaf
+
+
 def origin(c: Constraint) -> Origin:
     return Origin(("constraint", c.span.line if c.span else 0), c.span)
 
@@ -86,10 +107,19 @@ class Family(ABC):
     key: str = ""
     #: the family reads the structure handles (else only a feature mask, as C10)
     structural: bool = True
+    #: the quantities it measures inside ``every node:`` / ``every leaf:`` / ``every path:``
+    #: (scope -> names as written): the checker's vocabulary of each scope
+    per: Mapping[str, frozenset[str]] = {}
 
     @abstractmethod
     def claims(self, c: Constraint) -> bool:
         """Whether ``c`` belongs to this family."""
+
+    def support_keys(self, c: Constraint) -> tuple[str, ...]:
+        """The rows of the support table (``compiler/support.py``) ``c`` uses; the table
+        decides from them which backends take it (``compiler/constructs.py`` asks here for
+        every constraint that is not a plain relation over quantities)."""
+        return (self.key,)
 
     def columns(self, c: Constraint, column_of: Callable[[str], str]) -> set[str]:
         """The data columns whose tests ``c`` reads ("*": every feature column)."""
@@ -102,6 +132,12 @@ class Family(ABC):
     @abstractmethod
     def check(self, c: Constraint, view: ClassifierView) -> ConstraintCheck:
         """Re-check ``c`` on the decoded classifier (E2)."""
+
+    def search(self, c: Constraint, parts: SearchParts) -> None:
+        """dp's hook: write ``c`` into ``parts`` (called only where the support table lets
+        dp take ``c``; a family dp never takes keeps this default)."""
+        raise AssertionError(f"internal: the support table lets dp take '{quote(c)}' (line {line(c)}), but "
+                             f"{type(self).__name__} has no dp hook")
 
 
 def merge(terms: list[tuple[Fraction, int]]) -> list[tuple[Fraction, int]]:

@@ -10,7 +10,7 @@ from ..checked import StructuralConstraint
 from ..ir import ModelBuilder
 from ..skeletons.dag_structure import exclusion_on_paths
 from ..skeletons.interface import Structure
-from .base import Constraint, Family, LowerContext, line, quote
+from .base import Constraint, Family, LowerContext, SearchParts, line, quote
 from .view import ClassifierView, ConstraintCheck
 
 
@@ -36,6 +36,11 @@ class PathExclusion(Family):
         e = _exclusion(c)
         assert e is not None
         exclusion_on_paths(b, st, [ctx.column_of(n.text) for n in e.names])
+
+    def search(self, c: Constraint, parts: SearchParts) -> None:
+        e = _exclusion(c)
+        assert e is not None
+        parts.exclusions.append(tuple(n.text for n in e.names))
 
     def check(self, c: Constraint, view: ClassifierView) -> ConstraintCheck:
         e = _exclusion(c)

@@ -10,7 +10,7 @@ from ..checked import StructuralConstraint
 from ..ir import ModelBuilder
 from ..skeletons.dag_structure import order_on_paths
 from ..skeletons.interface import Structure
-from .base import Constraint, Family, LowerContext, line, quote
+from .base import Constraint, Family, LowerContext, SearchParts, line, quote
 from .view import ClassifierView, ConstraintCheck
 
 
@@ -36,6 +36,11 @@ class PathOrder(Family):
         o = _order(c)
         assert o is not None
         order_on_paths(b, st, ctx.column_of(o.first.text), ctx.column_of(o.second.text))
+
+    def search(self, c: Constraint, parts: SearchParts) -> None:
+        o = _order(c)
+        assert o is not None
+        parts.orders.append((o.first.text, o.second.text))
 
     def check(self, c: Constraint, view: ClassifierView) -> ConstraintCheck:
         o = _order(c)

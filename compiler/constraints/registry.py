@@ -1,5 +1,8 @@
 """Every constraint family, listed once. A constraint the language gains is one module in
-this package (a ``Family``), one line here, and its row in ``compiler/support.py``."""
+this package (a ``Family``), one line here, and its rows in ``compiler/support.py``: the
+checker's vocabulary per node, leaf and path (``scoped_quantities``), the support table's
+rows (``Family.support_keys``), the solver encodings (``Family.lower``), dp's search IR
+(``Family.search``) and the re-check (``Family.check``) all find it here."""
 from __future__ import annotations
 
 from typing import Callable, Iterable
@@ -10,6 +13,7 @@ from ..checked import CheckedProgram
 from .base import Constraint, Family
 from .expected_cost import ExpectedCost
 from .features_used import FeaturesUsed
+from .leaf_errors import LeafErrors
 from .path_cost import PathCost
 from .path_exclusion import PathExclusion
 from .path_order import PathOrder
@@ -28,7 +32,13 @@ FAMILIES: tuple[Family, ...] = (
     Uses(),
     SameLeaf(),
     ThresholdRange(),
+    LeafErrors(),
 )
+
+
+def scoped_quantities(scope: str) -> frozenset[str]:
+    """The quantities a constraint may name inside ``every <scope>:`` (the families' ``per``)."""
+    return frozenset().union(*(f.per.get(scope, frozenset()) for f in FAMILIES))
 
 
 def family_of(c: Constraint) -> Family | None:

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from .. import ast
 from ..checked import StructuralConstraint
-from ..errors import UnsupportedConstruct
 from ..ir import ModelBuilder
 from ..skeletons.interface import LeafStructure, Structure
-from .base import Constraint, Family, LowerContext, line, quote
+from .base import Constraint, Family, LowerContext, SearchParts, line, quote
 from .view import ClassifierView, ConstraintCheck
 
 
@@ -39,8 +38,7 @@ class SameLeaf(Family):
     def lower(self, b: ModelBuilder, st: Structure, c: Constraint, ctx: LowerContext) -> None:
         call = _call(c)
         assert call is not None
-        if not isinstance(st, LeafStructure):
-            raise UnsupportedConstruct(f"'{quote(c)}' (line {line(c)}) needs leaves: a tree construct", c.span)
+        assert isinstance(st, LeafStructure), "internal: the support table refuses same_leaf without a tree (C6)"
         u1, u2 = (ctx.bucket_of_row(row_ref(a)) for a in call.args)
         if u1 is None or u2 is None or u1 == u2:
             return  # a row of weight 0 is not placed; rows of one bucket share every leaf
@@ -48,6 +46,12 @@ class SameLeaf(Family):
             l1, l2 = st.L[u1, q], st.L[u2, q]
             b.clause((-l1, l2))
             b.clause((l1, -l2))
+
+    def search(self, c: Constraint, parts: SearchParts) -> None:
+        call = _call(c)
+        assert call is not None
+        a, b = (row_ref(x) for x in call.args)
+        parts.same_leaf.append((a, b))
 
     def check(self, c: Constraint, view: ClassifierView) -> ConstraintCheck:
         call = _call(c)

@@ -10,7 +10,7 @@ from ..checked import CheckedProgram, StructuralConstraint
 from ..data import ThresholdBlock
 from ..ir import ModelBuilder
 from ..skeletons.interface import Structure
-from .base import Constraint, Family, LowerContext, line, quote
+from .base import Constraint, Family, LowerContext, SearchParts, line, quote
 from .view import ClassifierView, ConstraintCheck
 
 
@@ -44,6 +44,13 @@ class ThresholdRange(Family):
 
     def lower(self, b: ModelBuilder, st: Structure, c: Constraint, ctx: LowerContext) -> None:
         return None  # applied by ``restrict`` to the candidate features
+
+    def search(self, c: Constraint, parts: SearchParts) -> None:
+        r = _range(c)
+        assert r is not None
+        lo, hi = float(ast.resolved(r.low)), float(ast.resolved(r.high))
+        old = parts.ranges.get(r.name.text, (lo, hi))
+        parts.ranges[r.name.text] = (max(lo, old[0]), min(hi, old[1]))
 
     def check(self, c: Constraint, view: ClassifierView) -> ConstraintCheck:
         r = _range(c)

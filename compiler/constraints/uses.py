@@ -9,7 +9,7 @@ from .. import ast
 from ..checked import StructuralConstraint
 from ..ir import ModelBuilder
 from ..skeletons.interface import Structure
-from .base import Constraint, Family, LowerContext, line, quote
+from .base import Constraint, Family, LowerContext, SearchParts, line, quote
 from .view import ClassifierView, ConstraintCheck
 
 
@@ -49,6 +49,11 @@ class Uses(Family):
         e = _formula(c)
         assert e is not None
         b.clause((_literal(b, st, e, ctx),))
+
+    def search(self, c: Constraint, parts: SearchParts) -> None:
+        e = _formula(c)
+        assert e is not None
+        parts.uses.append(e)
 
     def check(self, c: Constraint, view: ClassifierView) -> ConstraintCheck:
         e = _formula(c)

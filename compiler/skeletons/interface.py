@@ -17,8 +17,8 @@ Roles, and the encodings that play them:
                   a node (``R``, ``samples``), the DAG of decision nodes (``nodes``,
                   ``out_arcs``) that path constraints read as potentials — built on an
                   encoding by ``tree_structure``, ``dag_structure`` or ``bdd_levels``.
-``LeafStructure`` a ``Structure`` with leaves of its own (``O``, ``L``, ``leaf_nodes``):
-                  trees only.
+``LeafStructure`` a ``Structure`` with leaves of its own (``O``, ``L``, ``leaf_nodes``,
+                  the rows and the misclassified weight ending at each): trees only.
 """
 from __future__ import annotations
 
@@ -108,6 +108,8 @@ class LeafStructure(Structure, Protocol):
     def leaf_nodes(self) -> tuple[int, ...]: ...
 
     def leaf_samples(self, q: int) -> Linear: ...
+
+    def leaf_errors(self, b: Any, q: int) -> Linear: ...  # misclassified weight ending at leaf q (C11)
 
 
 def has_leaves(st: Structure) -> bool:

@@ -13,6 +13,10 @@ over the perfect tree of depth D in heap order (root 1):
               the column of a node is unique)
   L[u, q]     bucket u ends at leaf q, for q in ``leaf_nodes`` (the nodes that can be leaves)
   O[q]        q is a leaf of the decoded tree: some row ends there
+  leaf_errors(q)  the weight of the misclassified rows ending at leaf q, a linear form (C11):
+              on the path encoding sum_u,c W[u, c] * M[u, q, c], M[u, q, c] <-> R[u, q] and not
+              ok[u, c] (built on first use); on the flow encoding sum_u,k W[u, k] * (L[u, q] -
+              g[u, q, k]), no new variable
 
 Two constructors define them on the two tree encodings:
 
@@ -33,9 +37,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Callable
 
 from ..ir import ModelBuilder, Origin
 from .dag_structure import define_tests
+from .interface import Linear
 from .tree_flow import TreeFlowEncoding
 from .tree_paths import BOTTOM, TreePathsEncoding
 
@@ -52,6 +58,8 @@ class TreeStructure:
     O: dict[int, int] = field(default_factory=dict)  # leaf node -> some row ends there
     leaf_nodes: tuple[int, ...] = ()  # the nodes that can be leaves of the decoded tree
     weights: tuple[Fraction, ...] = ()  # total row weight per bucket
+    #: (builder, leaf node) -> the misclassified weight ending there (``leaf_errors``)
+    errors_at: Callable[[ModelBuilder, int], Linear] | None = None
 
     @property
     def root(self) -> int:
@@ -70,6 +78,12 @@ class TreeStructure:
     def leaf_samples(self, q: int) -> tuple[list[tuple[Fraction, int]], Fraction]:
         """Rows ending at leaf q (zero when q is no leaf of the decoded tree), over L."""
         return [(Fraction(n), self.L[u, q]) for u, n in enumerate(self.counts) if n], Fraction(0)
+
+    def leaf_errors(self, b: ModelBuilder, q: int) -> Linear:
+        """The weight of the misclassified rows ending at leaf q (zero when q is no leaf of
+        the decoded tree): exact, whichever way a program pushes it."""
+        assert self.errors_at is not None
+        return self.errors_at(b, q)
 
     # the DAG view the path potentials read (``dag_structure``): a tree is a diagram
     # whose arcs are fixed, used when their side receives rows
@@ -127,7 +141,21 @@ def add_structure(b: ModelBuilder, enc: TreePathsEncoding, columns: list[str], f
     leaves = tuple(range(1 << D, 1 << (D + 1)))
     L = {(u, q): R[u, q] for u in range(len(enc.buckets)) for q in leaves}
     O = {q: E[q // 2, q % 2] for q in leaves}
-    return TreeStructure(D, R, E, Z, T, counts, L, O, leaves, _weights(enc.buckets))
+    made: dict[int, Linear] = {}
+
+    def errors_at(b: ModelBuilder, q: int) -> Linear:
+        """M[u, q, c] <-> R[u, q] and not ok[u, c] (ok is exact: Avellaneda's (5)-(6) and their converse)."""
+        if q not in made:
+            terms = []
+            for u, bk in enumerate(enc.buckets):
+                for c, w in bk.class_weight:
+                    m, r, ok = b.new_aux(f"M_{u}_{q}_{c}"), R[u, q], enc.ok[u, c]
+                    b.clauses([(-m, r), (-m, -ok), (-r, ok, m)])
+                    terms.append((w, m))
+            made[q] = (terms, Fraction(0))
+        return made[q]
+
+    return TreeStructure(D, R, E, Z, T, counts, L, O, leaves, _weights(enc.buckets), errors_at)
 
 
 def add_structure_flow(b: ModelBuilder, enc: TreeFlowEncoding, columns: list[str],
@@ -178,7 +206,17 @@ def add_structure_flow(b: ModelBuilder, enc: TreeFlowEncoding, columns: list[str
         O[q] = b.new_bool(("O", q))
         either(O[q], [L[u, q] for u in range(n_buckets)])
     counts = tuple(len(bk.rows) for bk in enc.buckets)
-    return TreeStructure(D, R, E, Z, T, counts, L, O, tuple(range(1, n_nodes + 1)), _weights(enc.buckets))
+
+    def errors_at(b: ModelBuilder, q: int) -> Linear:
+        """Bucket u's class-k weight is wrong at q when u ends at q (L) but not in a class-k terminal (g)."""
+        terms: list[tuple[Fraction, int]] = []
+        for u, bk in enumerate(enc.buckets):
+            for k, w in bk.class_weight:
+                terms += [(w, L[u, q]), (-w, enc.g[u, q, k])]
+        return terms, Fraction(0)
+
+    return TreeStructure(D, R, E, Z, T, counts, L, O, tuple(range(1, n_nodes + 1)), _weights(enc.buckets),
+                         errors_at)
 
 
 def _weights(buckets) -> tuple[Fraction, ...]:

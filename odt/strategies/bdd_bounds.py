@@ -27,7 +27,8 @@ from odt.backends.dp import DpBackend
 from odt.compiler.checked import BddSkeleton, CheckedProgram, LinearConstraint
 from odt.compiler.classifiers.diagram import Diagram
 from odt.compiler.evaluate import evaluate
-from odt.compiler.lower_search_bdd import bdd_search_refusal, lower_search_bdd, taken_limit
+from odt.compiler.lower_search_bdd import lower_search_bdd, taken_limit
+from odt.compiler.support import takes
 
 from .diagram_bounds import DiagramBounds
 
@@ -35,7 +36,7 @@ from .diagram_bounds import DiagramBounds
 def relaxation(c: CheckedProgram) -> CheckedProgram | None:
     """The BDD program ``c`` less the constraints dp does not take, or None when dp takes
     ``c`` itself or cannot take even that (objective, options)."""
-    if not isinstance(c.skeleton, BddSkeleton) or bdd_search_refusal(c) is None:
+    if not isinstance(c.skeleton, BddSkeleton) or takes(c, "dp"):
         return None
     if "preselect" in c.solve.options or c.objective.maximized:
         return None
@@ -43,7 +44,7 @@ def relaxation(c: CheckedProgram) -> CheckedProgram | None:
     relaxed = dataclasses.replace(
         c, constraints=tuple(k for k in c.constraints if isinstance(k, LinearConstraint) and taken_limit(k) is not None),
         solve=dataclasses.replace(c.solve, options=options))
-    return relaxed if bdd_search_refusal(relaxed) is None else None
+    return relaxed if takes(relaxed, "dp") else None
 
 
 def bdd_bounds(c: CheckedProgram, budget: float) -> DiagramBounds | None:

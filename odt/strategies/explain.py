@@ -1,20 +1,22 @@
 """``odtc explain``: for an infeasible program, a minimal set of its own constraints that
 cannot hold together (a deletion-based minimal unsatisfiable subset over the program's
-constraints and the skeleton's size limits, each test a full solve)."""
+constraints and the skeleton's size limits, each test a full solve by the caller's
+``solve``: nothing here knows ``Program``)."""
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import Any, Callable
 
 from odt.compiler import limits
 from odt.compiler.errors import InfeasibleProgram, OdtError
-from odt.compiler.checked import TreeSkeleton
+from odt.compiler.checked import CheckedProgram, TreeSkeleton
+from odt.result import SolveResult
 
-if TYPE_CHECKING:
-    from odt.program import Program
+#: solves a sub-program on a backend (None: auto) within a time limit; raises InfeasibleProgram
+SubSolver = Callable[[CheckedProgram, "str | None", "float | None"], SolveResult]
 
 
-def minimal_conflict(program: "Program", backend: str | None = None,
+def minimal_conflict(c: CheckedProgram, solve: SubSolver, backend: str | None = None,
                      time_limit: float | None = None, undecided: list | None = None) -> list[tuple[str, Any]]:
     """For an infeasible program: a minimal set of its own constraints (and skeleton
     size limits) that cannot hold together, as (source text, span) pairs. Deletion
@@ -26,12 +28,11 @@ def minimal_conflict(program: "Program", backend: str | None = None,
     its text goes to ``undecided``; when the first test (the whole program) is cut short,
     ``OdtError`` says that feasibility is undecided."""
     with limits.time_limit(time_limit):
-        return _minimal_conflict(program, backend, time_limit, undecided)
+        return _minimal_conflict(c, solve, backend, time_limit, undecided)
 
 
-def _minimal_conflict(program: "Program", backend: str | None, time_limit: float | None,
+def _minimal_conflict(c: CheckedProgram, solve: SubSolver, backend: str | None, time_limit: float | None,
                       undecided: list | None) -> list[tuple[str, Any]]:
-    c = program.checked
     sk = c.skeleton
     items: list[tuple[str, Any, Any]] = [("constraint", k, k) for k in c.constraints]
     if isinstance(sk, TreeSkeleton) and (sk.leaves is not None or sk.nodes is not None):
@@ -42,10 +43,9 @@ def _minimal_conflict(program: "Program", backend: str | None, time_limit: float
         skel = sk
         if isinstance(sk, TreeSkeleton) and not any(kind == "size" for kind, _, _ in keep):
             skel = dataclasses.replace(sk, leaves=None, nodes=None)
-        sub = type(program)(dataclasses.replace(c, constraints=constraints, skeleton=skel))
+        sub = dataclasses.replace(c, constraints=constraints, skeleton=skel)
         try:
-            res = sub.solve(backend=backend if backend and backend != "dp" else None, time_limit=time_limit,
-                            warm_start=True)
+            res = solve(sub, backend if backend and backend != "dp" else None, time_limit)
         except InfeasibleProgram:
             return True
         return False if res.classifier is not None else None  # None: cut short, undecided

@@ -12,14 +12,15 @@ import numpy as np
 from odt.backends.base import SolveOptions
 from odt.backends.dp import DpBackend
 
-from odt.compiler.lower_search import lower_search, relaxation, search_refusal
+from odt.compiler.searches import Searches
+from odt.compiler.support import takes
 from odt.compiler.evaluate import evaluate
 from odt.compiler.checked import CheckedProgram, TreeSkeleton
 from odt.result import Classifier
 
 
-def warm_start(c: CheckedProgram, opts: SolveOptions,
-               greedy: "Start | None" = None) -> tuple[Classifier, Fraction] | None:
+def warm_start(c: CheckedProgram, opts: SolveOptions, greedy: "Start | None" = None,
+               searches: Searches | None = None) -> tuple[Classifier, Fraction] | None:
     """The better of the ConTree tree of the relaxation and the ``greedy`` start, with its
     objective value, if it satisfies the program and the objective has a single level
     (else None). A diagram skeleton with univariate splits gets Florio's greedy
@@ -35,7 +36,8 @@ def warm_start(c: CheckedProgram, opts: SolveOptions,
             or len(c.objective.levels) != 1:
         return None
     budget = 2.0 if opts.time_limit is None else min(2.0, 0.1 * opts.time_limit)
-    tree, _ = DpBackend().relaxation(relaxation(c), budget)
+    searches = searches or Searches(c)
+    tree, _ = DpBackend().relaxation(searches.relaxation(), budget)
     ev = evaluate(c, tree)
     relaxed = (tree, Fraction(ev.objective[0]).limit_denominator(10**9)) if ev.feasible else None
     starts = [s for s in (relaxed, None if greedy is None else greedy[:2]) if s is not None]
@@ -64,17 +66,19 @@ def greedy_pays_early(c: CheckedProgram) -> bool:
     return c.dataset.n_rows * int(c.feature_mask.sum()) * sk.depth >= 200_000
 
 
-def greedy_start(c: CheckedProgram) -> Start | None:
+def greedy_start(c: CheckedProgram, searches: Searches | None = None) -> Start | None:
     """The greedy tree of a tree program (``backends.dp.greedy``: CART-style, grown to the
     program's depth with its minimum leaf size and threshold ranges, pruned to its
     objective and caps), if it satisfies the program; else None. Milliseconds to about a
-    second."""
+    second. ``searches`` keeps the search IR it reads (dp's own problem, when dp takes the
+    program) for the rest of the solve."""
     if not isinstance(c.skeleton, TreeSkeleton) or c.skeleton.depth_range is not None or c.splits != "univariate":
         return None
     from odt.backends.dp.backend import decode_tree
     from odt.backends.dp.greedy import greedy_tree
 
-    problem = lower_search(c) if search_refusal(c) is None else relaxation(c)
+    searches = searches or Searches(c)
+    problem = searches.tree() if takes(c, "dp", directive=False) else searches.relaxation()
     raw = greedy_tree(problem)
     if raw is None:
         return None

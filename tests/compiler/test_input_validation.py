@@ -127,7 +127,8 @@ def test_a_sat_solver_that_cannot_be_interrupted_is_refused_under_a_time_limit_o
     (folder / "p.odt").write_text('data "data.csv" { target class }\nmodel tree(depth <= 1)\nsolve maxsat(solver = "cd19")\n')
     assert main(["solve", str(folder / "p.odt"), "--time-limit", "10", "--quiet"]) == 1
     err = capsys.readouterr().err
-    assert "p.odt:3:14: error: the SAT solver 'cd19' cannot be interrupted" in err and "Traceback" not in err
+    assert "p.odt:3:14: error: backend 'maxsat' does not take the SAT solver 'cd19' under a time limit: 'cd19' cannot " \
+        "be interrupted" in err and "Traceback" not in err
 
 
 @pytest.mark.parametrize("limit", [0, -1, math.nan, math.inf, 1e300])

@@ -14,7 +14,8 @@ from odt.backends import capabilities, get_backend
 from odt import cli, program as program_module
 from odt.compiler import lower as lower_module
 from odt.compiler.errors import UnsupportedConstruct
-from odt.routing import estimate, refusal
+from odt.compiler.support import refusal
+from odt.routing import estimate
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -233,3 +233,21 @@ def test_each_constraint_is_active_and_every_backend_meets_it(constraint, datase
         res = bound.solve(backend=backend, warm_start=False)
         assert res.status == "optimal" and res.verified and res.evaluation.feasible, (backend, res.report)
         assert res.objective == constrained_opt, (backend, res.report)
+
+
+@pytest.mark.parametrize("constraint, holds", [
+    ("every leaf: samples > 3", False), ("every leaf: samples >= 3", True), ("every leaf: samples < 4", True),
+    ("every leaf: samples < 3", False),
+])
+def test_a_strict_per_leaf_bound_is_re_checked_as_checked_not_as_written(constraint, holds):
+    """``samples > 3`` is ``samples >= 4``: a leaf of 3 rows breaks it (the re-check used the
+    sides as written and let it pass, so a warm start that broke it was kept as verified)."""
+    from odt.compiler.classifiers import Leaf, Split, Tree
+    from odt.compiler.evaluate import evaluate
+
+    prog = odt.compile(f"model tree(depth <= 1)\nsubject to {{ {constraint} }}",
+                       data={"a": [0, 0, 0, 1, 1, 1], "class": [0, 0, 1, 1, 1, 1]})
+    a = prog.dataset.features.find_name("a")
+    tree = Tree((a,), prog.dataset.classes, Split(0, Leaf(1), Leaf(0)), ("a",))
+    ev = evaluate(prog.checked, tree)
+    assert [c.holds for c in ev.constraints if c.text == constraint] == [holds]

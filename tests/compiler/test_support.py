@@ -2,6 +2,7 @@
 routing and the docs, and it matches what lowering does."""
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +47,8 @@ PROGRAMS = [
     ("model tree(depth <= 2)\nsubject to { every node: samples >= 3 }", "C3"),
     ("model tree(depth <= 2)\nsubject to { every leaf: samples >= 3 }", "C5"),
     ("model tree(depth <= 2)\nsubject to { same_leaf(r1, r2) }", "C6"),
+    ("model tree(depth <= 2)\nsubject to { every leaf: errors <= 3 }", "C11"),
+    ("model tree(depth <= 2)\nsubject to { every leaf: errors >= 1 }", "C11x"),
     ("model tree(depth <= 2)\nsubject to { every path: a before b }", "C7"),
     ("model tree(depth <= 2)\nsubject to { every path: cost <= 2 with cost { a: 1, *: 2 } }", "C8p"),
     ("model tree(depth <= 2)\nsubject to { every path: cost >= 2 with cost { a: 1, *: 2 } }", "C8x"),
@@ -58,6 +61,16 @@ PROGRAMS = [
     ("model tree(depth <= 2)\nsolve cp strategy lns", "B6"),
     ("model tree(depth <= 2)\nsolve milp(encoding = \"flow\")", "Ef"),
     ("model tree(depth <= 2)\nsolve milp(encoding = \"paths\")", "Ep"),
+    # combinations a construct alone does not decide (once in the routing, the dp lowering or a strategy)
+    ("model tree(depth in 1..3)\nminimize errors", "S3o"),
+    ("model tree(depth <= 1) { splits multivariate }\nsolve milp(encoding = \"paths\")", "S6p"),
+    ("model tree(depth <= 1) { splits multivariate }\nsubject to { every leaf: samples >= 2 }", "S6s"),
+    ("model tree(depth <= 2)\nminimize errors(G)", "O2g"),
+    ("model tree(depth <= 2)\nmaximize errors", "O2neg"),
+    ("model tree(depth <= 2)\nsubject to { errors >= 3 }", "Olb"),
+    ("model tree(depth <= 2)\nsubject to { every leaf: samples <= 30 }", "C5u"),
+    ("model tree(depth <= 2)\nsolve maxsat strategy incremental", "B3x"),
+    ("model diagram(widths = [1, 2])\nminimize errors then nodes\nsolve milp strategy lns", "B6x"),
 ]
 
 
@@ -93,3 +106,78 @@ def test_the_text_table_lists_every_construct(capsys):
     assert cli.main(["support"]) == 0
     out = capsys.readouterr().out
     assert all(f"{c.key:<5}" in out for c in support.TABLE)
+
+
+#: the constructs dp refuses where solver backends take them: each refusal names the construct
+DP_REFUSED = [
+    ("model tree(depth <= 2)\nminimize errors(G)\nsolve dp", "group quantities", "minimize errors(G)"),
+    ("model tree(depth <= 2)\nmaximize errors\nsolve dp", "rewards errors, nodes or leaves", "maximize errors"),
+    ("model tree(depth <= 2)\nsubject to { every leaf: samples <= 30 }\nsolve dp", "samples bounded from above",
+     "every leaf: samples <= 30"),
+    ("model bdd(depth = 2)\nsubject to { errors >= 3 }\nsolve dp", "bounded from below", "errors >= 3"),
+    ("model bdd(depth = 2)\nminimize errors - 0.5 * nodes\nsolve dp", "rewards errors, nodes or leaves",
+     "minimize errors - 0.5 * nodes"),
+]
+
+
+@pytest.mark.parametrize("text, construct, quoted", DP_REFUSED, ids=[q for _, _, q in DP_REFUSED])
+def test_dp_refuses_through_the_table_naming_the_construct_and_its_takers(text, construct, quoted):
+    prog = odt.compile(HEAD + text, data=DATA)
+    with pytest.raises(UnsupportedConstruct) as info:
+        prog.solve(time_limit=20)
+    message = info.value.render()
+    assert f"backend 'dp' does not take" in message and construct in message and f"'{quoted}'" in message
+    assert "backends that take it: maxsat, cp, milp" in message
+
+
+def _dp_lowering(checked):
+    from odt.compiler.checked import BddSkeleton
+    from odt.compiler.lower_search import lower_search
+    from odt.compiler.lower_search_bdd import lower_search_bdd
+
+    return lower_search_bdd(checked) if isinstance(checked.skeleton, BddSkeleton) else lower_search(checked)
+
+
+@pytest.mark.parametrize("text, key", PROGRAMS, ids=[f"{k}-{i}" for i, (_, k) in enumerate(PROGRAMS)])
+def test_where_the_table_lets_a_backend_take_a_program_its_lowering_does(text, key):
+    """The table is the one decision: no lowering refuses what it lets through."""
+    from odt.backends import capabilities, get_backend
+    from odt.program import Program
+    from odt.strategies.depth_search import depth_program
+
+    prog = odt.compile(HEAD + text, data=DATA)
+    c = prog.checked
+    sk = c.skeleton
+    if getattr(sk, "depth_range", None) is not None and support.refused_everywhere(c) is None:
+        c = depth_program(c, sk.depth_range[1])
+        prog = Program(c)
+    for backend in support.BACKENDS:
+        if support.refusal(c, backend) is not None:
+            continue
+        if backend == "dp":
+            _dp_lowering(c)
+        else:
+            get_backend(backend).check_capabilities(prog.lowered_for(backend).model, capabilities())
+
+
+def test_an_unknown_constraint_shape_is_an_internal_error_not_a_refusal():
+    """No fallback row: a constraint no family claims is a bug of odt's, never 'same_leaf'."""
+    from odt.compiler.checked import StructuralConstraint
+
+    prog = odt.compile(HEAD + "model tree(depth <= 2)", data=DATA)
+    odd = dataclasses.replace(prog.checked, constraints=(StructuralConstraint(object(), prog.checked.model_span),))
+    with pytest.raises(AssertionError, match="no constraint family claims"):
+        support.uses(odd)
+
+
+def test_every_refusal_is_built_by_the_one_function_of_the_support_module():
+    """A refusal is raised from one module: nowhere else is an ``UnsupportedConstruct`` made."""
+    makers = []
+    for folder in ("compiler", "backends", "odt"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            rel = path.relative_to(ROOT).as_posix()
+            if rel in ("compiler/support.py", "compiler/errors.py"):
+                continue
+            if "UnsupportedConstruct(" in path.read_text():
+                makers.append(rel)
+    assert makers == []

@@ -40,7 +40,7 @@ from typing import Callable
 import numpy as np
 
 from odt.compiler import limits
-from odt.compiler.errors import UnsupportedConstruct
+from odt.compiler.support import unsupported
 from odt.compiler.search import GlobalConstraint, TreeSearch, formula_columns, formula_holds
 
 from ..anytime import EngineResult, Incumbent, Timeout, deepen, finish
@@ -218,12 +218,12 @@ MAX_TYPE_CELLS = 2_000_000
 
 
 def _refuse_many_types(types: int, classes: int, rows: int) -> None:
-    """An ``UnsupportedConstruct`` when the front DP's tables would exceed ``MAX_TYPE_CELLS``."""
+    """A refusal (``compiler.support.unsupported``) when the front DP's tables would exceed ``MAX_TYPE_CELLS``."""
     if types * classes > MAX_TYPE_CELLS or rows * types > 25 * MAX_TYPE_CELLS:
-        raise UnsupportedConstruct(
-            f"backend 'dp' cannot take this program: its Pareto-front search keeps a value per row type "
-            f"(class and groups) and predicted class, {types:,} x {classes:,}, more than {MAX_TYPE_CELLS:,} "
-            "for this many classes",
+        raise unsupported(
+            "this program's group constraints with this many classes",
+            f"its Pareto-front search keeps a value per row type (class and groups) and predicted class, "
+            f"{types:,} x {classes:,}, more than {MAX_TYPE_CELLS:,}", backend="dp", takers=("maxsat", "cp"),
             hint="merge rare classes into one (the target has a class for almost every row?), or drop the "
                  "group constraints to let the plain dp search take it")
 
@@ -262,6 +262,14 @@ class FrontSearch:
         self.K = comp.M.shape[2]
         self.Mflat = np.ascontiguousarray(comp.M.reshape(self.T, -1))  # (T, C * K)
         self.Wt1 = np.column_stack([self.Wt, np.ones(n)])
+        #: every leaf: errors <= e (C11): per row type, 1 where a leaf labelled c misclassifies it, and
+        #: the bound in the scaled integer weights (None: no bound)
+        self.wrong: np.ndarray | None = None
+        self.leaf_cap = 0
+        if problem.max_leaf_errors is not None:
+            ys = np.array([y for y, _ in type_keys], dtype=np.int64)
+            self.wrong = (ys[:, None] != np.arange(problem.n_classes)[None, :]).astype(np.int64)
+            self.leaf_cap = math.floor(problem.max_leaf_errors * s)
         self.Mmin = comp.M.min(axis=1)  # (T, K)
         self.Mmax = comp.M.max(axis=1)
         self.total = np.bincount(self.type_of, weights=self.wint, minlength=self.T).astype(np.int64)
@@ -384,7 +392,10 @@ class FrontSearch:
         C = self.problem.n_classes
         V = (cnt @ self.Mflat).reshape(C, self.K)
         z = np.zeros(C, dtype=np.int64)
-        return Front(V, z.copy(), np.full(C, -1, dtype=np.int64), np.arange(C, dtype=np.int64), z.copy())
+        fr = Front(V, z.copy(), np.full(C, -1, dtype=np.int64), np.arange(C, dtype=np.int64), z.copy())
+        if self.wrong is not None:  # only the labels misclassifying at most the per-leaf bound
+            fr = fr.take(np.flatnonzero(cnt @ self.wrong <= self.leaf_cap))
+        return fr
 
     def solve(self, S: np.ndarray, d: int, state: tuple) -> Front:
         key = (S.tobytes(), d, state)
@@ -427,7 +438,11 @@ class FrontSearch:
         f = np.repeat(fs, C * C)
         a = np.tile(np.repeat(np.arange(C), C), q)
         b = np.tile(np.arange(C), q * C)
-        return Front(V.reshape(-1, K), np.repeat(self.bits[fs], C * C), f.astype(np.int64), a, b)
+        fr = Front(V.reshape(-1, K), np.repeat(self.bits[fs], C * C), f.astype(np.int64), a, b)
+        if self.wrong is not None:  # both leaves within the per-leaf bound
+            ok_l, ok_r = left @ self.wrong <= self.leaf_cap, right @ self.wrong <= self.leaf_cap  # (q, C)
+            fr = fr.take(np.flatnonzero((ok_l[:, :, None] & ok_r[:, None, :]).reshape(-1)))
+        return fr
 
     def _general(self, S: np.ndarray, d: int, cnt: np.ndarray, state: tuple, root: bool) -> list[Front]:
         BS = self.B[S]

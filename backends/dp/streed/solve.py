@@ -67,8 +67,10 @@ class Search:
         self.w = np.asarray(w, dtype=np.float64)
         self.weights = self.w
         self.n_classes = task.width
-        #: the compiled kernels count class weights: misclassification's own
-        self.compiled_task = task.KERNEL == Misclassification.KERNEL
+        #: the compiled kernels count class weights: misclassification's own, without a per-leaf bound
+        self.compiled_task = task.KERNEL == Misclassification.KERNEL and task.max_leaf == INF
+        #: a leaf costing more than this is infeasible (``every leaf: errors <= e``), up to rounding
+        self.max_leaf = task.max_leaf + 1e-9 * (1.0 + abs(task.max_leaf)) if task.max_leaf < INF else INF
         self.ingr = ingredients
         self.min_leaf = max(min_leaf, 1)
         self.min_node = max(min_node, 1)
@@ -110,19 +112,18 @@ class Search:
         """The errors of the depth-one tree on each candidate of ``cand`` over rows ``S``
         (each side's weight less its largest class weight): one matrix product for a few
         classes, else one weighted count per candidate (no rows x classes matrix)."""
-        task = self.task
         if self.n_classes <= WIDE_CLASSES:
             Wc = self.class_matrix(S)
             right = self.Bf[S][:, cand].T @ Wc
             left = Wc.sum(axis=0) - right
-            return task.costs(left) + task.costs(right)
+            return self.leaf_costs(left) + self.leaf_costs(right)
         total = self.class_totals(S)
         ys, ws = self.y[S], self.w[S]
         out = np.empty(cand.shape[0])
         for i, f in enumerate(cand):
             col = self.B[S, f]
-            right = task.totals(ys[col], ws[col])
-            out[i] = task.leaf(total - right)[0] + task.leaf(right)[0]
+            right = self.task.totals(ys[col], ws[col])
+            out[i] = self.leaf_costs(np.stack([total - right, right])).sum()
         return out
 
     def _due(self) -> bool:
@@ -134,7 +135,13 @@ class Search:
         """(error, label) of a leaf holding rows ``S``; error inf when it is too small."""
         if S.shape[0] < self.min_leaf and (S.shape[0] > 0 or self.min_leaf > 1):
             return INF, 0
-        return self.task.leaf(self.class_totals(S))
+        cost, label = self.task.leaf(self.class_totals(S))
+        return (INF, label) if cost > self.max_leaf else (cost, label)
+
+    def leaf_costs(self, totals: np.ndarray) -> np.ndarray:
+        """The task's leaf costs of many sets at once, inf above the per-leaf bound."""
+        cost = self.task.costs(totals)
+        return cost if self.max_leaf == INF else np.where(cost > self.max_leaf, INF, cost)
 
     # ------------------------------------------------------------------ splits
     def allowed(self, S: np.ndarray, state: State) -> np.ndarray:
@@ -324,7 +331,7 @@ class Search:
                     continue
                 seen.add(key)
             child = self.ingr.child(state, int(f))
-            if d == 3 and self.compiled and not self.unit:
+            if d == 3 and self.compiled_task and self.compiled and not self.unit:
                 self._freq.clear()  # hints live for this candidate's two children only
                 parent = self._frequencies_by_difference(S, col, child, parent)
             L = self.solve(S[~col], d - 1, k - 1, child)

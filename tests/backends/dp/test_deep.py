@@ -107,3 +107,32 @@ def test_a_dask_cluster_proves_the_same_optimum():
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         res = deep_tree(X, y, 4, scheduler=cluster.scheduler_address)
     assert res.status == "optimal" and res.cost == optimal_tree(X, y, 4).cost
+
+
+@pytest.mark.slow  # a Dask LocalCluster of two worker processes
+def test_a_program_solved_with_a_scheduler_runs_on_the_cluster_and_verifies():
+    """``Program.solve(scheduler=ADDRESS)`` (``odtc solve --scheduler``) hands the deep
+    search's root subproblems to the cluster; the result is the optimum of the local search."""
+    pytest.importorskip("distributed")
+    from distributed import LocalCluster
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(250, 3)).round(3)
+    y = ((X[:, 0] > 0.1) ^ (X[:, 2] < -0.2) ^ (rng.random(250) < 0.1)).astype(int)
+    data = {"a": X[:, 0], "b": X[:, 1], "c": X[:, 2], "class": y}
+    prog = odt.compile("model tree(depth <= 4)\nminimize errors\n", data=data)
+    local = prog.solve(backend="dp")
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        res = prog.solve(backend="dp", scheduler=cluster.scheduler_address)
+    assert res.status == local.status == "optimal" and res.verified
+    assert res.objective == local.objective
+
+
+def test_a_scheduler_is_refused_by_a_backend_that_does_not_use_one():
+    prog = odt.compile("model tree(depth <= 2)\nminimize errors\n",
+                       data={"a": [0.1, 0.5, 0.9, 0.3], "class": [0, 1, 1, 0]})
+    with pytest.raises(odt.OdtInputError, match="backend 'maxsat' does not use one") as refused:
+        prog.solve(backend="maxsat", scheduler="tcp://127.0.0.1:8786")
+    assert "'dp'" in str(refused.value)  # the backend that takes it
+    with pytest.raises(odt.OdtInputError, match="expected a Dask scheduler address"):
+        prog.solve(backend="dp", scheduler=" ")
