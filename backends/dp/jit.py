@@ -24,7 +24,7 @@ benchmarks), ``numpy`` (never numba).
 Invariants:
 * a stamp per group (``odt-kernels-<group>.json`` in ``state_dirs()``'s first writable
   folder) records the outcome of a finished warm-up for a fingerprint of the group's
-  sources, numba, Python, the machine and ``NUMBA_CACHE_DIR``; any change of those makes
+  sources, numba, Python, the machine, ``NUMBA_CACHE_DIR`` and the install's folder; any change of those makes
   the group cold again. ``ok``: compiled and cached; ``nocache``: numba could not write its
   cache (then every process compiles on first use, as numba does); ``failed``: compiling
   raised (then numpy, until the fingerprint changes);
@@ -187,7 +187,10 @@ def fingerprint(group: str) -> str:
     key = (group, os.environ.get("NUMBA_CACHE_DIR", ""))
     if key not in _fingerprints:
         h = hashlib.sha256()
-        for part in (group, sys.version, platform.machine(), _cpu(), key[1]):
+        # the install's folder too: numba caches beside the sources (or under a folder named
+        # after their path), so a stamp written by another install of the same sources (a second
+        # clone or venv, whose stamp may sit in the shared user cache folder) says nothing here
+        for part in (group, sys.version, platform.machine(), _cpu(), key[1], str(_HERE)):
             h.update(part.encode() + b"\0")
         h.update(_numba_version())
         for folder in GROUPS[group]:
