@@ -119,12 +119,13 @@ def deep_tree(X: np.ndarray, y: np.ndarray, depth: int, *, weights: Optional[np.
             if on_progress is not None:
                 on_progress(time.perf_counter() - start, found[0], 0.0)
 
-    shared = None
+    shared = ticket = None
     if processes > 1:
         import multiprocessing as mp
 
         shared = mp.get_context("fork").RawValue("d", best[0][0])
-    lds = _Lds(S, shared)
+        ticket = mp.get_context("fork").Value("i", 0)  # the complete search's root features, dealt one at a time
+    lds = _Lds(S, shared, ticket)
     def tick() -> None:  # the workers' incumbent cost, between their answers
         if shared is not None and shared.value < best[0][0] - S.d_strict / 2 and on_progress is not None:
             on_progress(time.perf_counter() - start, shared.value, 0.0)
@@ -203,6 +204,7 @@ class _Parallel:
 
     def __init__(self, lds: _Lds, root: _Node, depth: int, deadline: float, tick: Callable[[], None]) -> None:
         self.deadline, self.tick = deadline, tick
+        self.team_ticket = lds.ticket
         self.team = team_of.Team(2, _Deep(lds, root, depth).serve)
 
     def _ask(self, payload: tuple, offer: Callable) -> bool:
@@ -221,6 +223,9 @@ class _Parallel:
         return self._ask(("lds", k), offer)
 
     def exact(self, ub: float, offer: Callable) -> bool:
+        ticket = self.team_ticket
+        if ticket is not None:
+            ticket.value = 0  # no worker is running: every root feature is dealt afresh
         return self._ask(("exact", ub), offer)
 
     def close(self) -> None:

@@ -11,7 +11,7 @@ for anytime trees (MurTree, JMLR 2022).
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 
@@ -26,11 +26,12 @@ _RANKED = 6  # candidate splits kept per node (at most one per feature, best Gin
 class _Lds:
     """One deep search: ConTree's solver for nodes and the frontier, the discrepancy memo."""
 
-    def __init__(self, S: _Solver, shared: Any = None) -> None:
+    def __init__(self, S: _Solver, shared: Any = None, ticket: Any = None) -> None:
         self.S = S
         self.memo: dict[tuple, tuple[float, DPNode]] = {}
         self.ranks: dict[bytes, list[tuple[int, int]]] = {}
         self.shared = shared  # the team's incumbent cost (a shared double), or None
+        self.ticket = ticket  # the next root feature of the complete search (a shared int), or None
 
     def ranked(self, node: _Node) -> list[tuple[int, int]]:
         """The node's candidate splits (feature, last sorted position going left): each
@@ -91,13 +92,28 @@ class _Lds:
         return best
 
     def exact_share(self, root: _Node, depth: int, ub: float, part: int, parts: int) -> Optional[tuple[float, DPNode]]:
-        """Alg. 1 at the root over the features f = ``part`` modulo ``parts``, looking for a
-        tree of cost <= ``ub`` (inclusive); the best found, or None when there is none."""
+        """Alg. 1 at the root over a share of its features, looking for a tree of cost <=
+        ``ub`` (inclusive); the best found, or None when there is none. The share: with a
+        ``ticket`` (a counter shared by forked workers, reset by the parent before each
+        call), the next feature of the root's order that no worker has taken yet, until none
+        is left, so a worker whose features prove quickly takes more of them; without one,
+        the features f = ``part`` modulo ``parts``."""
         S = self.S
         inc = _Incumbent(ub, S.d_strict, S.d_tie)
-        for f in S.feature_order(root):
-            if f % parts != part:
-                continue
+        order = list(S.feature_order(root))
+        for f in self._dealt(order) if self.ticket is not None and parts > 1 else \
+                (f for f in order if f % parts == part):
             S.check_time()
             S.branch(root, depth, f, inc, 0, 0.0)
         return None if inc.tree is None else (inc.cost, inc.tree)
+
+    def _dealt(self, order: list[int]) -> Iterator[int]:
+        """The features of ``order`` this worker takes from the shared ticket, one at a time."""
+        ticket = self.ticket
+        while True:
+            with ticket.get_lock():
+                i = ticket.value
+                ticket.value = i + 1
+            if i >= len(order):
+                return
+            yield order[i]
