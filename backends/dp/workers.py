@@ -28,7 +28,10 @@ ANSWER_WITHIN = 0.5  # seconds a worker has to answer once asked to stop
 
 
 def start_worker() -> None:
-    """A worker's first act (see the module)."""
+    """A worker's first act, in a ``Team`` and in the BDD search's pool: the terminal's
+    Ctrl-C (sent to the whole process group) is the parent's to handle, SIGTERM
+    (``Pool.terminate``) ends the worker at once, and the worker ends with its parent,
+    whatever ends the parent (Linux)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     parent = os.getppid()
@@ -46,7 +49,8 @@ def start_worker() -> None:
 def cores() -> int:
     """Processes a search may use: the cores this process may run on, at most 2 (the
     shared machine); 1 inside a daemonic process (a ``multiprocessing.Pool`` worker), which
-    may not have children."""
+    may not have children: forking there fails with "daemonic processes are not allowed to
+    have children"."""
     if mp.current_process().daemon:
         return 1
     try:

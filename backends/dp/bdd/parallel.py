@@ -22,12 +22,12 @@ unfinished (its stage-1 bound). The pool is terminated and joined on every way o
 from __future__ import annotations
 
 import multiprocessing as mp
-import os
-import signal
 import time
 from typing import Any, Callable, NamedTuple
 
 from odt.compiler import limits
+
+from ..workers import cores, start_worker
 
 _SEARCH: Any = None  # set in the parent before forking
 _COLLECT: Callable[[], Any] | None = None  # visit mode: what a worker hands back, set with _SEARCH
@@ -45,24 +45,6 @@ class Share(NamedTuple):
     counted: int  # subsets this worker counted in its share
     lower: float  # a proven lower bound on the errors of its share's subsets
     state: Any = None  # visit mode: the caller's ``collect()`` in the worker, after its share
-
-
-def _start_worker() -> None:
-    """A worker's first act: the terminal's Ctrl-C (sent to the whole process group) is
-    the parent's to handle, SIGTERM (``Pool.terminate``) ends the worker at once, and the
-    worker ends with its parent, whatever ends the parent (Linux)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    parent = os.getppid()
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):  # pragma: no cover - not Linux
-        pass
-    if os.getppid() != parent:  # pragma: no cover - the parent died before prctl
-        os._exit(1)
 
 
 def stop_requested() -> bool:
@@ -90,15 +72,9 @@ def in_worker() -> bool:
 
 
 def workers() -> int:
-    """Processes to use: the cores this process may run on, at most 2 (the shared machine);
-    1 inside a daemonic process (a ``multiprocessing.Pool`` worker), which may not have
-    children: forking there fails with "daemonic processes are not allowed to have children"."""
-    if mp.current_process().daemon:
-        return 1
-    try:
-        return max(1, min(2, len(os.sched_getaffinity(0))))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, min(2, os.cpu_count() or 1))
+    """Processes the BDD search uses (``workers.cores``; a name of its own, which tests and
+    ``bench/bdd_sized.py`` replace to hold the search to one or two processes)."""
+    return cores()
 
 
 def run_parts(search: Any, parts: int, tick: Callable[[], None] | None = None,
@@ -113,7 +89,7 @@ def run_parts(search: Any, parts: int, tick: Callable[[], None] | None = None,
     ctx = mp.get_context("fork")
     _SEARCH, _COLLECT, _STOP = search, collect, ctx.RawValue("b", 0)
     try:
-        with ctx.Pool(parts, initializer=_start_worker) as pool:
+        with ctx.Pool(parts, initializer=start_worker) as pool:
             answers = [pool.apply_async(_worker, ((i, parts),)) for i in range(parts)]
             give_up: float | None = None
             ticked = time.time()
