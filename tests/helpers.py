@@ -302,3 +302,12 @@ def brute_force_constrained(X: np.ndarray, y: Sequence[int], depth: int, objecti
         if best is None or cost < best[0]:
             best = (cost, facts)
     return best
+
+
+def binary_data(X: np.ndarray, y: Sequence[int], w: Sequence[int] | None = None) -> dict:
+    """0/1 rows as a program's Python data: columns f0.. as ints, ``w`` when weighted, ``class``."""
+    d: dict = {f"f{j}": [int(v) for v in X[:, j]] for j in range(X.shape[1])}
+    if w is not None:
+        d["w"] = w
+    d["class"] = y
+    return d

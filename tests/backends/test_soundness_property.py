@@ -41,7 +41,7 @@ from odt.compiler.errors import InfeasibleProgram, UnsupportedConstruct, Verific
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from diagram_bruteforce import enumerate_diagrams  # noqa: E402
-from helpers import iter_split_trees, tree_facts  # noqa: E402
+from helpers import binary_data, iter_split_trees, tree_facts  # noqa: E402
 
 BACKENDS = ("dp", "maxsat", "cp", "milp")
 FAST = 30  # programs on every backend in the fast tier
@@ -87,11 +87,7 @@ class Data:
         return head
 
     def columns(self) -> dict:
-        d: dict = {f"f{j}": [int(v) for v in self.X[:, j]] for j in range(self.k)}
-        if self.w is not None:
-            d["w"] = self.w
-        d["class"] = self.y
-        return d
+        return binary_data(self.X[:, :self.k], self.y, self.w)
 
     def mask(self, group: str | None) -> list[bool]:
         if group is None:

@@ -24,7 +24,7 @@ import odt
 from odt.compiler.errors import InfeasibleProgram, OdtTypeError, UnsupportedConstruct
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from helpers import iter_split_trees, tree_facts  # noqa: E402
+from helpers import binary_data, iter_split_trees, tree_facts  # noqa: E402
 
 BACKENDS = ("dp", "maxsat", "cp", "milp")
 FAST = 16
@@ -57,11 +57,7 @@ class Case:
                      f"subject to {{\n    every leaf: {bound}\n{extra}}}\n")
 
     def columns(self) -> dict:
-        d: dict = {f"f{j}": [int(v) for v in self.X[:, j]] for j in range(self.k)}
-        if self.w is not None:
-            d["w"] = self.w
-        d["class"] = self.y
-        return d
+        return binary_data(self.X[:, :self.k], self.y, self.w)
 
     def weight(self, r: int) -> int:
         return 1 if self.w is None else self.w[r]
