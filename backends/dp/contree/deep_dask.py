@@ -77,7 +77,15 @@ class DaskRoot:
                  min_leaf: int, deadline: float, best: Callable[[], float]) -> None:
         from distributed import Client
 
-        self.client = Client(address, timeout=10)
+        from odt.compiler.errors import OdtInputError
+
+        wait = 10.0 if math.isinf(deadline) else max(1.0, min(10.0, deadline - time.perf_counter()))
+        try:  # within the time limit: an address nobody answers is the user's to fix, not a crash
+            self.client = Client(address, timeout=wait)
+        except (OSError, TimeoutError) as exc:
+            raise OdtInputError(f"cannot reach the Dask scheduler at {address!r} within {wait:.1f} s: {exc}",
+                                hint="start one (dask scheduler) and give its address, or drop the scheduler "
+                                     "to search on this machine's cores") from exc
         names = list(self.client.scheduler_info()["workers"])
         parts = max(1, len(names))
         data = [self.client.scatter(a, broadcast=True) for a in (X, y, w)]

@@ -136,3 +136,14 @@ def test_a_scheduler_is_refused_by_a_backend_that_does_not_use_one():
     assert "'dp'" in str(refused.value)  # the backend that takes it
     with pytest.raises(odt.OdtInputError, match="expected a Dask scheduler address"):
         prog.solve(backend="dp", scheduler=" ")
+
+
+def test_a_scheduler_nobody_answers_is_a_clear_error_within_the_time_limit():
+    """An address no Dask scheduler listens on: an OdtInputError naming it (exit 1 in odtc,
+    not an internal error), after at most the time limit rather than Dask's 10 s."""
+    pytest.importorskip("distributed")
+    rng = np.random.default_rng(7)
+    data = {"a": rng.normal(size=60).round(3), "b": rng.normal(size=60).round(3), "class": rng.integers(0, 2, 60)}
+    prog = odt.compile("model tree(depth <= 4)\nminimize errors\n", data=data)
+    with pytest.raises(odt.OdtInputError, match="cannot reach the Dask scheduler at 'tcp://127.0.0.1:1'"):
+        prog.solve(backend="dp", scheduler="tcp://127.0.0.1:1", time_limit=2)
