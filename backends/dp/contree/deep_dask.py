@@ -82,7 +82,7 @@ class DaskRoot:
         wait = 10.0 if math.isinf(deadline) else max(1.0, min(10.0, deadline - time.perf_counter()))
         try:  # within the time limit: an address nobody answers is the user's to fix, not a crash
             self.client = Client(address, timeout=wait)
-        except (OSError, TimeoutError) as exc:
+        except (OSError, TimeoutError, ValueError) as exc:  # ValueError: a malformed address
             raise OdtInputError(f"cannot reach the Dask scheduler at {address!r} within {wait:.1f} s: {exc}",
                                 hint="start one (dask scheduler) and give its address, or drop the scheduler "
                                      "to search on this machine's cores") from exc
