@@ -38,10 +38,16 @@ from .bounds import _Timeout
 from .node import _Node
 from .search import _Solver
 from .lds import _RANKED, _Lds
+from .refine import improve, resolve
 from .tree import DPLeaf, DPNode, DPResult, PruningRules, _refine, predict
 
 #: rows x columns from which the deep search uses both cores (below, forking costs more than it saves)
 PARALLEL_FROM = 20_000
+#: the complete search's order: features by Gini and each feature's intervals depth first
+DFS_GINI = True
+#: the share of the time left after the discrepancy search that re-solves the incumbent's
+#: subtrees (``refine.py``); the complete search has the rest
+REFINE_SHARE = 1 / 3
 
 
 class _Deep:
@@ -68,6 +74,9 @@ class _Deep:
         try:
             if kind == "lds":
                 lds.search(self.root, self.depth, arg, 0, part, 2, found)
+            elif kind == "refine":
+                rows, r, ub, until = arg
+                return resolve(S, rows, r, ub, until), True
             else:
                 got = lds.exact_share(self.root, self.depth, arg, part, 2)
                 if got is not None:
@@ -104,6 +113,7 @@ def deep_tree(X: np.ndarray, y: np.ndarray, depth: int, *, weights: Optional[np.
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
     deadline = start + time_limit if time_limit is not None else math.inf
     S = _Solver(X, y, w, K, depth, min_leaf, 0.0, deadline, PruningRules(), None, start)
+    S.gini_order, S.bfs = DFS_GINI, not DFS_GINI
     if n == 0:
         return DPResult(DPLeaf(0), 0.0, 0.0, "optimal", time.perf_counter() - start, {})
     root = S.root_node()
@@ -140,6 +150,7 @@ def deep_tree(X: np.ndarray, y: np.ndarray, depth: int, *, weights: Optional[np.
     else:
         run = _Serial(lds, root, depth)
     timed_out, iterations, proven = False, 0, False
+    refined: dict = {}
     try:
         k = 0
         while True:
@@ -153,6 +164,10 @@ def deep_tree(X: np.ndarray, y: np.ndarray, depth: int, *, weights: Optional[np.
             if k >= _RANKED - 1 or (k >= 1 and best[0][0] >= before) or spent > 0.25 * (deadline - time.perf_counter()):
                 break
             k += 1
+        if hasattr(run, "refine"):  # the subtrees of the incumbent, exactly (refine.py)
+            now = time.perf_counter()
+            until = deadline if math.isinf(deadline) else now + REFINE_SHARE * (deadline - now)
+            improve(S.materialise(best[0][1]), best[0][0], X, y, w, depth, until, run.refine, offer, run.width, refined)
         proven = run.exact(best[0][0] - S.d_strict, offer)  # nothing better exists, or the better one found is optimal
         if not proven:
             raise _Timeout
@@ -167,7 +182,7 @@ def deep_tree(X: np.ndarray, y: np.ndarray, depth: int, *, weights: Optional[np.
     lower = cost if proven else min(cost, _bayes(X, y, w, K))
     if on_progress is not None:
         on_progress(seconds, cost, lower)
-    stats = dict(S.stats, lds_iterations=iterations, lds_memo=len(lds.memo), processes=processes,
+    stats = dict(S.stats, **refined, lds_iterations=iterations, lds_memo=len(lds.memo), processes=processes,
                  timed_out=timed_out)
     return DPResult(tree, cost, lower, status, seconds, stats)
 
@@ -195,6 +210,11 @@ class _Serial:
         offer(self.search.exact_share(self.root, self.depth, ub, 0, 1))
         return True
 
+    width = 1
+
+    def refine(self, tasks: list) -> list:
+        return [resolve(self.search.S, *task) for task in tasks]
+
     def close(self) -> None:
         pass
 
@@ -221,6 +241,15 @@ class _Parallel:
 
     def lds(self, k: int, offer: Callable) -> bool:
         return self._ask(("lds", k), offer)
+
+    width = 2
+
+    def refine(self, tasks: list) -> list:
+        answers = self.team.ask([("refine", task) for task in tasks], None if math.isinf(self.deadline) else self.deadline,
+                                self.tick)
+        if any(a is None for a in answers):  # a worker ended: the deadline or a stop
+            raise _Timeout
+        return [a[0] for a in answers]
 
     def exact(self, ub: float, offer: Callable) -> bool:
         ticket = self.team_ticket
