@@ -48,6 +48,8 @@ DFS_GINI = True
 #: the share of the time left after the discrepancy search that re-solves the incumbent's
 #: subtrees (``refine.py``); the complete search has the rest
 REFINE_SHARE = 1 / 3
+#: on two workers the second re-solves subtrees for this share while the first searches
+PORTFOLIO_REFINE = 1 / 2
 
 
 class _Deep:
@@ -55,6 +57,7 @@ class _Deep:
 
     def __init__(self, lds: _Lds, root: _Node, depth: int) -> None:
         self.lds, self.root, self.depth = lds, root, depth
+        self.stats: dict = {}  # the subtrees re-solved in this worker (``refine.improve``)
 
     def serve(self, part: int, payload: tuple) -> tuple:
         """A worker's answer: ("lds", k) -> (best or None, finished); ("exact", ub) ->
@@ -77,6 +80,14 @@ class _Deep:
             elif kind == "refine":
                 rows, r, ub, until = arg
                 return resolve(S, rows, r, ub, until), True
+            elif kind == "improve":  # the portfolio's second worker: refine.py, then a share of the complete search
+                tree, cost, until, ub = arg
+                found((cost, tree))
+                c, _ = improve(tree, cost, S.X, S.y, S.w, self.depth, until,
+                               lambda tasks: [resolve(S, *task) for task in tasks], found, 1, self.stats)
+                got = lds.exact_share(self.root, self.depth, min(ub, c - S.d_strict), part, 2)
+                if got is not None:
+                    found(got)
             else:
                 got = lds.exact_share(self.root, self.depth, arg, part, 2)
                 if got is not None:
@@ -84,6 +95,8 @@ class _Deep:
         except _Timeout:
             finished = False
         out = None if best[0] is None else (best[0][0], S.materialise(best[0][1]))
+        if kind == "improve":
+            return out, finished, dict(self.stats)
         return out, finished
 
 
@@ -164,11 +177,9 @@ def deep_tree(X: np.ndarray, y: np.ndarray, depth: int, *, weights: Optional[np.
             if k >= _RANKED - 1 or (k >= 1 and best[0][0] >= before) or spent > 0.25 * (deadline - time.perf_counter()):
                 break
             k += 1
-        if hasattr(run, "refine"):  # the subtrees of the incumbent, exactly (refine.py)
-            now = time.perf_counter()
-            until = deadline if math.isinf(deadline) else now + REFINE_SHARE * (deadline - now)
-            improve(S.materialise(best[0][1]), best[0][0], X, y, w, depth, until, run.refine, offer, run.width, refined)
-        proven = run.exact(best[0][0] - S.d_strict, offer)  # nothing better exists, or the better one found is optimal
+        # the incumbent's subtrees re-solved exactly (refine.py) and the complete search:
+        # nothing better exists, or the better one found is optimal
+        proven = run.finish(S.materialise(best[0][1]), best[0][0], best[0][0] - S.d_strict, deadline, offer, refined)
         if not proven:
             raise _Timeout
     except _Timeout:
@@ -210,10 +221,17 @@ class _Serial:
         offer(self.search.exact_share(self.root, self.depth, ub, 0, 1))
         return True
 
-    width = 1
-
     def refine(self, tasks: list) -> list:
         return [resolve(self.search.S, *task) for task in tasks]
+
+    def finish(self, tree: DPNode, cost: float, ub: float, deadline: float, offer: Callable, stats: dict) -> bool:
+        """Re-solve the subtrees for ``REFINE_SHARE`` of the time left, then the complete
+        search for a tree of cost <= ``ub`` (or below what the re-solving found)."""
+        S = self.search.S
+        now = time.perf_counter()
+        until = deadline if math.isinf(deadline) else now + REFINE_SHARE * (deadline - now)
+        cost, tree = improve(tree, cost, S.X, S.y, S.w, self.depth, until, self.refine, offer, 1, stats)
+        return self.exact(min(ub, cost - S.d_strict), offer)
 
     def close(self) -> None:
         pass
@@ -242,14 +260,30 @@ class _Parallel:
     def lds(self, k: int, offer: Callable) -> bool:
         return self._ask(("lds", k), offer)
 
-    width = 2
-
-    def refine(self, tasks: list) -> list:
-        answers = self.team.ask([("refine", task) for task in tasks], None if math.isinf(self.deadline) else self.deadline,
-                                self.tick)
-        if any(a is None for a in answers):  # a worker ended: the deadline or a stop
-            raise _Timeout
-        return [a[0] for a in answers]
+    def finish(self, tree: DPNode, cost: float, ub: float, deadline: float, offer: Callable, stats: dict) -> bool:
+        """A portfolio on the two workers: one starts the complete search at once, the
+        other re-solves the incumbent's subtrees for ``PORTFOLIO_REFINE`` of the time left
+        and then joins the complete search (the root's features dealt one at a time from
+        the shared ticket); each tightens its bound with the other's best (``shared``).
+        Sound: a share proves that none of its features has a tree within its bound, and
+        every bound is below a tree the parent keeps."""
+        if self.team_ticket is not None:
+            self.team_ticket.value = 0
+        now = time.perf_counter()
+        until = deadline if math.isinf(deadline) else now + PORTFOLIO_REFINE * (deadline - now)
+        answers = self.team.ask([("exact", ub), ("improve", (tree, cost, until, ub))],
+                                None if math.isinf(self.deadline) else self.deadline, self.tick)
+        finished = True
+        for a in answers:
+            if a is None:
+                finished = False
+                continue
+            offer(a[0])
+            finished = finished and a[1]
+            if len(a) > 2:
+                for key, value in a[2].items():
+                    stats[key] = stats.get(key, 0) + value
+        return finished
 
     def exact(self, ub: float, offer: Callable) -> bool:
         ticket = self.team_ticket

@@ -117,6 +117,10 @@ class DaskRoot:
     def lds(self, k: int, offer: Callable) -> bool:
         return self._run("lds", k, offer)
 
+    def finish(self, tree: DPNode, cost: float, ub: float, deadline: float, offer: Callable, stats: dict) -> bool:
+        """The complete search on the cluster (the subtrees are not re-solved there)."""
+        return self.exact(ub, offer)
+
     def exact(self, ub: float, offer: Callable) -> bool:
         return self._run("exact", ub, offer)
 

@@ -97,13 +97,16 @@ class _Lds:
         ``ticket`` (a counter shared by forked workers, reset by the parent before each
         call), the next feature of the root's order that no worker has taken yet, until none
         is left, so a worker whose features prove quickly takes more of them; without one,
-        the features f = ``part`` modulo ``parts``."""
+        the features f = ``part`` modulo ``parts``. Between features, a better cost another
+        worker found (``shared``) tightens the bound while this share has no tree."""
         S = self.S
         inc = _Incumbent(ub, S.d_strict, S.d_tie)
         order = list(S.feature_order(root))
         for f in self._dealt(order) if self.ticket is not None and parts > 1 else \
                 (f for f in order if f % parts == part):
             S.check_time()
+            if self.shared is not None and inc.tree is None:  # a better tree another worker found
+                inc.outer = min(inc.outer, self.shared.value - S.d_strict)
             S.branch(root, depth, f, inc, 0, 0.0)
         return None if inc.tree is None else (inc.cost, inc.tree)
 

@@ -49,22 +49,16 @@ def test_positions_and_splice_address_the_same_subtree():
 
 
 @pytest.mark.parametrize("seed", range(6))
-@pytest.mark.parametrize("team", [False, True])
-def test_with_time_every_depth_three_subtree_is_optimal_and_the_cost_is_the_trees(seed, team):
+def test_with_time_every_subtree_it_visits_ends_optimal_and_the_cost_is_the_trees(seed):
     X, y, w, k = _data(seed)
     depth = 5
-    rng = np.random.default_rng(100 + seed)
-    start = _bad_tree(X, depth, rng)
+    start = _bad_tree(X, depth, np.random.default_rng(100 + seed))
     cost0 = _cost(start, X, y, w)
     S = _Solver(X, y, w, k, depth, 1, 0.0, math.inf, PruningRules(), None, 0.0)
     S.root = S.root_node()
-    run = _Parallel(_Lds(S), S.root, depth, math.inf, lambda: None) if team else _Serial(_Lds(S), S.root, depth)
+    run = _Serial(_Lds(S), S.root, depth)
     offered: list[float] = []
-    try:
-        cost, tree = improve(start, cost0, X, y, w, depth, math.inf, run.refine, lambda t: offered.append(t[0]),
-                             run.width)
-    finally:
-        run.close()
+    cost, tree = improve(start, cost0, X, y, w, depth, math.inf, run.refine, lambda t: offered.append(t[0]))
     assert cost == pytest.approx(_cost(tree, X, y, w))
     assert cost <= cost0 and offered == sorted(offered, reverse=True)
     if offered:
@@ -73,6 +67,41 @@ def test_with_time_every_depth_three_subtree_is_optimal_and_the_cost_is_the_tree
     for _, rows, sub in positions(tree, X, np.arange(len(y)), 1):
         best = optimal_tree(X[rows], y[rows], depth - 1, weights=w[rows], n_classes=k).cost
         assert subtree_cost(sub, X, y, w, rows) == pytest.approx(best)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("team", [False, True])
+def test_from_any_start_the_finish_proves_contrees_optimum(seed, team):
+    """The last phase on one core (re-solving, then the complete search) and on two (the
+    portfolio: one worker searches at once, the other re-solves and joins it)."""
+    X, y, w, k = _data(seed)
+    depth = 4
+    start = _bad_tree(X, depth, np.random.default_rng(200 + seed))
+    cost0 = _cost(start, X, y, w)
+    S = _Solver(X, y, w, k, depth, 1, 0.0, math.inf, PruningRules(), None, 0.0)
+    S.root = S.root_node()
+    shared = ticket = None
+    if team:
+        import multiprocessing as mp
+
+        shared = mp.get_context("fork").RawValue("d", cost0)
+        ticket = mp.get_context("fork").Value("i", 0)
+    lds = _Lds(S, shared, ticket)
+    run = _Parallel(lds, S.root, depth, math.inf, lambda: None) if team else _Serial(lds, S.root, depth)
+    best = [(cost0, start)]
+
+    def offer(found):
+        if found is not None and found[0] < best[0][0]:
+            best[0] = found
+
+    try:
+        proven = run.finish(start, cost0, cost0 - S.d_strict, math.inf, offer, {})
+    finally:
+        run.close()
+    assert proven
+    want = optimal_tree(X, y, depth, weights=w, n_classes=k).cost
+    assert best[0][0] == pytest.approx(want)
+    assert _cost(S.materialise(best[0][1]), X, y, w) == pytest.approx(want)  # (lazy depth-two leaves)
 
 
 def test_a_share_that_runs_out_keeps_the_incumbent():
