@@ -149,8 +149,11 @@ def deep_tree(X: np.ndarray, y: np.ndarray, depth: int, *, weights: Optional[np.
         shared = mp.get_context("fork").RawValue("d", best[0][0])
         ticket = mp.get_context("fork").Value("i", 0)  # the complete search's root features, dealt one at a time
     lds = _Lds(S, shared, ticket)
-    def tick() -> None:  # the workers' incumbent cost, between their answers
-        if shared is not None and shared.value < best[0][0] - S.d_strict / 2 and on_progress is not None:
+    told = [best[0][0]]
+
+    def tick() -> None:  # the workers' incumbent cost, between their answers, once per new value
+        if shared is not None and shared.value < min(best[0][0], told[0]) - S.d_strict / 2 and on_progress is not None:
+            told[0] = shared.value
             on_progress(time.perf_counter() - start, shared.value, 0.0)
 
     run: Any
