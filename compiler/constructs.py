@@ -28,6 +28,7 @@ from .checked import (
 )
 from .constraints.registry import family_of, is_structural
 from .source import Span
+from .regression import LOSSES, objective_keys, relation_keys
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +135,7 @@ def _objective_uses(p: CheckedProgram) -> Iterator[Use]:
     o = p.objective
     text = _quote(o.span, "minimize errors")
     yield Use("O1", o.span, text)
+    yield from (Use(key, o.span, text) for key in objective_keys(o))
     if len(o.levels) > 1:
         yield Use("O3", o.span, text)
     levels = o.levels
@@ -173,13 +175,14 @@ def bounds_from_above(c: LinearConstraint) -> bool:
     if len(c.form.terms) != 1:
         return False
     q, a = c.form.terms[0]
-    if q.kind not in ("errors", "nodes", "leaves") or q.group is not None:
+    if q.kind not in ("errors", "nodes", "leaves", *LOSSES) or q.group is not None:
         return False
     bound = -c.form.constant / a
     return c.op == "<=" and a > 0 or c.op == ">=" and a < 0 or (c.op == "==" and bound == 0 and q.kind != "leaves")
 
 
 def _relation_uses(c: LinearConstraint, text: str) -> Iterator[Use]:
+    yield from (Use(key, c.span, text) for key in relation_keys(c, bounds_from_above(c)))
     top = {q.kind for q, _ in c.form.terms}
     if "expected_cost" in top:
         yield Use("C8e", c.span, text)

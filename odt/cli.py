@@ -151,10 +151,19 @@ def _solve(prog, args: argparse.Namespace) -> int:
     except VerificationFailed as exc:  # shown (status unverified), never saved, exit 1
         result, failure = exc.result, exc
     with limits.shielded():  # past the deadline or after a signal, the result is still printed and written
-        return _report(result, args, failure)
+        return _report(result, args, failure, prog)
 
 
-def _report(result, args: argparse.Namespace, failure=None) -> int:
+def _text(classifier, prog) -> str:
+    """The classifier as text; a regression tree with its training rows per leaf."""
+    if not getattr(classifier, "regression", False):
+        return classifier.to_text()
+    from odt.compiler.evaluate import train_leaves
+
+    return classifier.to_text(train_leaves(prog.checked, classifier))
+
+
+def _report(result, args: argparse.Namespace, failure=None, prog=None) -> int:
     failed = failure is not None or (result.classifier is not None and not result.verified)
     unsaved = None  # a classifier that could not be written is kept in a temporary file
     if args.output and result.classifier is not None and not failed:
@@ -171,7 +180,7 @@ def _report(result, args: argparse.Namespace, failure=None) -> int:
         print(result.report)
         if result.classifier is not None:
             print()
-            print(result.classifier.to_text())
+            print(_text(result.classifier, prog))
         if args.output and result.classifier is not None and not failed and unsaved is None:
             print(f"\nsaved to {args.output}")
         if args.verbose and result.log:

@@ -39,8 +39,14 @@ def decode_tree(raw: tuple, problem: TreeSearch) -> Tree:
     """An engine tree (``anytime``'s format: nested tuples over the search dimensions, left
     = ``x <= threshold``) as an odt ``Tree``; the one decoder of every dp tree engine."""
     features: list[Feature] = []
+    regression = problem.loss != "misclassification"
+    values: list[float] = []  # a regression tree's leaf values, its ``classes``
 
     def build(n: tuple) -> TreeNode:
+        if n[0] == "leaf" and regression:
+            if float(n[1]) not in values:
+                values.append(float(n[1]))
+            return Leaf(values.index(float(n[1])))
         if n[0] == "leaf":
             return Leaf(int(n[1]))
         _, j, t, left, right = n
@@ -53,6 +59,8 @@ def decode_tree(raw: tuple, problem: TreeSearch) -> Tree:
         return Split(k, lt, rt) if dim.feature is None else Split(k, rt, lt)
 
     root = build(raw)
+    if regression:
+        return Tree(tuple(features), tuple(values), root, problem.input_columns, regression=True)
     return Tree(tuple(features), problem.classes, root, problem.input_columns)
 
 

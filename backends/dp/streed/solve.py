@@ -69,6 +69,9 @@ class Search:
         self.n_classes = task.width
         #: the compiled kernels count class weights: misclassification's own, without a per-leaf bound
         self.compiled_task = task.KERNEL == Misclassification.KERNEL and task.max_leaf == INF
+        #: a task of a few statistics with a numpy leaf cost over stacked statistics (regression's
+        #: squared error): the depth-two solver's pair sums, on numpy
+        self.paired_task = getattr(task, "stacked_costs", None) is not None and task.max_leaf == INF
         #: a leaf costing more than this is infeasible (``every leaf: errors <= e``), up to rounding
         self.max_leaf = task.max_leaf + 1e-9 * (1.0 + abs(task.max_leaf)) if task.max_leaf < INF else INF
         self.ingr = ingredients
@@ -173,7 +176,7 @@ class Search:
             raise Timeout
         if d == 1:
             entry = self._depth_one(S, k, state)
-        elif d == 2 and self.compiled_task:  # the specialised depth-two solver counts class weights
+        elif d == 2 and (self.compiled_task or self.paired_task):  # the specialised depth-two solver
             entry = self._depth_two(S, k, state)
         else:
             entry = self._general(S, d, k, state)
@@ -218,7 +221,10 @@ class Search:
             freq = _kernels().bit_frequencies(indptr, indices, label, S, self.B.shape[1], self.n_classes)
         elif freq is None and self.incremental and self.compiled:
             freq = self._slot_frequencies(S)
-        if freq is not None and self.compiled:
+        if self.paired_task:
+            E, choice = depth_two(self.Bf[S], self.class_matrix(S), ok, self.min_leaf, self.min_node, err, ok_left,
+                                  ok_right, None, compiled=False, leaf_cost=getattr(self.task, "stacked_costs"))
+        elif freq is not None and self.compiled:
             E, choice = depth_two_compiled(freq, self.class_totals(S), S.shape[0], ok, self.min_leaf, self.min_node,
                                            err, ok_left, ok_right, self.incremental)
         else:

@@ -1,0 +1,123 @@
+"""Regression trees on dp (issue 26) as a specification: on small random data, with a 0/1
+column and a numeric column cut at every midpoint, the optimum of ``minimize
+squared_error`` / ``absolute_error`` (with cost complexity, a minimum leaf size, a cap
+``r2 >= x`` or a node budget) equals a brute-force enumeration of every tree of depth
+<= 2, and the decoded tree re-verifies (odt's own ``evaluate``)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import odt
+from odt.compiler.errors import InfeasibleProgram, UnsupportedConstruct
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from regression_bruteforce import best, leaf_loss  # noqa: E402
+
+
+@st.composite
+def datasets(draw):
+    n = draw(st.integers(5, 10))
+    b = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)), dtype=float)
+    x = np.array(draw(st.lists(st.integers(0, 4), min_size=n, max_size=n)), dtype=float)
+    y = np.array(draw(st.lists(st.integers(-20, 20), min_size=n, max_size=n)), dtype=float) / 4
+    if len(set(y.tolist())) < 2:
+        y[0] = y[1] + 1.0
+    w = np.array(draw(st.lists(st.integers(1, 3), min_size=n, max_size=n)), dtype=float) \
+        if draw(st.booleans()) else np.ones(n)
+    return b, x, y, w
+
+
+def _program(b, x, y, w, objective: str, constraints: str = "", model: str = "tree(depth <= 2)"):
+    data = {"b": b.astype(int), "x": x, "w": w, "y": y}
+    text = f"data {{ target y\n weight w }}\nmodel {model}\n{objective}\n"
+    if constraints:
+        text += f"subject to {{ {constraints} }}\n"
+    return odt.compile(text, data=data)
+
+
+SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(datasets(), st.sampled_from(["squared_error", "absolute_error"]), st.sampled_from([0, 0.5, 3]),
+       st.integers(1, 3))
+def test_the_optimum_equals_brute_force(data, loss, a, min_leaf):
+    b, x, y, w = data
+    X = np.column_stack([b, x])
+    objective = f"minimize {loss}" + (f" + {a} * nodes" if a else "")
+    constraints = f"every leaf: samples >= {min_leaf}" if min_leaf > 1 else ""
+    want = best(X, y, w, 2, loss, node_cost=a, min_leaf=min_leaf)
+    r = _program(b, x, y, w, objective, constraints).solve(backend="dp")
+    assert r.status == "optimal" and r.verified
+    assert r.objective == pytest.approx(want, rel=1e-9, abs=1e-9)
+
+
+@SETTINGS
+@given(datasets(), st.sampled_from([0.2, 0.5, 0.8]), st.sampled_from([0.5, 2]))
+def test_an_r2_floor_caps_the_squared_error_against_the_node_cost(data, r2, a):
+    b, x, y, w = data
+    X = np.column_stack([b, x])
+    sst = leaf_loss(y, w, "squared_error")
+    want = best(X, y, w, 2, "squared_error", node_cost=a, max_loss=(1 - r2) * sst)
+    prog = _program(b, x, y, w, f"minimize squared_error + {a} * nodes", f"r2 >= {r2}")
+    if want is None:
+        with pytest.raises(InfeasibleProgram):
+            prog.solve(backend="dp")
+        return
+    r = prog.solve(backend="dp")
+    assert r.status == "optimal" and r.verified
+    assert r.objective == pytest.approx(want, rel=1e-9, abs=1e-9)
+
+
+@SETTINGS
+@given(datasets(), st.integers(0, 3))
+def test_a_node_budget_and_the_mean_squared_error(data, k):
+    b, x, y, w = data
+    X = np.column_stack([b, x])
+    want = best(X, y, w, 2, "squared_error", max_nodes=k)
+    r = _program(b, x, y, w, "minimize mse", f"nodes <= {k}").solve(backend="dp")
+    assert r.status == "optimal" and r.verified
+    assert r.objective == pytest.approx(want / w.sum(), rel=1e-9, abs=1e-9)
+
+
+def test_leaves_predict_the_weighted_mean_and_the_weighted_median():
+    b = np.array([0, 0, 0, 1, 1, 1])
+    x = np.zeros(6)
+    y = np.array([1.0, 2.0, 9.0, 10.0, 11.0, 30.0])
+    w = np.array([1.0, 1.0, 1.0, 1.0, 3.0, 1.0])
+    tree = _program(b, x, y, w, "minimize squared_error", model="tree(depth <= 1)").solve(backend="dp").classifier
+    pred = tree.predict({"b": b, "x": x, "w": w, "y": y})
+    assert pred.tolist() == pytest.approx([4.0, 4.0, 4.0, 14.6, 14.6, 14.6])
+    tree = _program(b, x, y, w, "minimize absolute_error", model="tree(depth <= 1)").solve(backend="dp").classifier
+    assert tree.predict({"b": b, "x": x, "w": w, "y": y}).tolist() == pytest.approx([2.0] * 3 + [11.0] * 3)
+
+
+def test_auto_routes_a_regression_program_to_dp_and_the_solver_backends_refuse_it():
+    rng = np.random.default_rng(0)
+    b, x, y, w = rng.integers(0, 2, 20), rng.normal(size=20), rng.normal(size=20), np.ones(20)
+    prog = _program(b, x, y, w, "minimize squared_error")
+    assert prog.solve().backend == "dp"
+    for backend in ("maxsat", "cp", "milp"):
+        with pytest.raises(UnsupportedConstruct, match="quadratic"):
+            prog.solve(backend=backend)
+
+
+def test_a_stopped_solve_returns_a_tree_no_worse_than_cart():
+    """The greedy start (CART's variance reduction) is the first incumbent."""
+    from sklearn.tree import DecisionTreeRegressor
+
+    rng = np.random.default_rng(1)
+    n = 300
+    X = rng.normal(size=(n, 6))
+    y = X[:, 0] * 3 + np.sin(X[:, 1] * 2) + rng.normal(scale=0.3, size=n)
+    data = {f"x{j}": X[:, j] for j in range(6)} | {"y": y}
+    prog = odt.compile("data { target y }\nmodel tree(depth <= 4)\nminimize squared_error\n", data=data)
+    r = prog.solve(backend="dp", time_limit=1)
+    cart = DecisionTreeRegressor(max_depth=4).fit(X, y)
+    assert r.verified and r.objective <= float(((cart.predict(X) - y) ** 2).sum()) + 1e-6
