@@ -27,6 +27,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, colu
 from odt.compiler.classifiers.tree import Leaf, Tree
 from odt.compiler.errors import OdtDataError, OdtError, OdtInputError, OdtInputTypeError
 from odt.program import compile as compile_program
+from odt.result import SolveResult
 
 from .sklearn import TARGET, WEIGHT, ODTClassifier, _decimal, _estimator_hint, _exact, _input_errors
 
@@ -160,7 +161,7 @@ class ODTRegressor(RegressorMixin, BaseEstimator):
         if not getattr(res.classifier, "regression", False):
             raise OdtInputError("the program does not fit a regression tree: its objective must minimise "
                                 "squared_error, mse, absolute_error or mae (or maximize r2)")
-        self.result_ = res
+        self.result_: SolveResult | None = res
         self.classifier_ = res.classifier
         self.status_, self.objective_, self.bound_, self.gap_ = res.status, res.objective, res.bound, res.gap
         self.verified_, self.report_ = res.verified, res.report
