@@ -34,6 +34,9 @@ INF = float("inf")
 #: more classes than this: a subproblem's depth-one costs come from one weighted count per
 #: candidate instead of a product with its (rows x classes) weight matrix
 WIDE_CLASSES = 64
+#: the most candidates the numpy depth-two solver of a regression task takes: it holds a few
+#: (statistics x candidates x candidates) arrays (2048: about 100 MB each)
+PAIRED_MAX = 2048
 Choice = tuple[int, int, int] | None  # (candidate, left budget, right budget) or a leaf
 
 
@@ -71,7 +74,8 @@ class Search:
         self.compiled_task = task.KERNEL == Misclassification.KERNEL and task.max_leaf == INF
         #: a task of a few statistics with a numpy leaf cost over stacked statistics (regression's
         #: squared error): the depth-two solver's pair sums, on numpy
-        self.paired_task = getattr(task, "stacked_costs", None) is not None and task.max_leaf == INF
+        self.paired_task = getattr(task, "stacked_costs", None) is not None and task.max_leaf == INF \
+            and B.shape[1] <= PAIRED_MAX
         #: a leaf costing more than this is infeasible (``every leaf: errors <= e``), up to rounding
         self.max_leaf = task.max_leaf + 1e-9 * (1.0 + abs(task.max_leaf)) if task.max_leaf < INF else INF
         self.ingr = ingredients
