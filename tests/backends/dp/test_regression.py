@@ -121,3 +121,33 @@ def test_a_stopped_solve_returns_a_tree_no_worse_than_cart():
     r = prog.solve(backend="dp", time_limit=1)
     cart = DecisionTreeRegressor(max_depth=4).fit(X, y)
     assert r.verified and r.objective <= float(((cart.predict(X) - y) ** 2).sum()) + 1e-6
+
+
+@pytest.mark.parametrize("depth, cost_complexity", [(2, 0.0), (3, 0.0), (2, 0.02)])
+def test_pystreed_agrees_on_mpg_with_the_same_binary_columns(depth, cost_complexity):
+    """STreeD's regression and cost-complex regression tasks (pystreed's cost_complexity c
+    charges a node c times the squared error of one leaf) on mpg's one-hot categories and
+    quantile thresholds: the same optimum."""
+    pystreed = pytest.importorskip("pystreed")
+    import pandas as pd
+
+    df = pd.read_csv(Path(__file__).resolve().parents[3] / "examples" / "data" / "mpg.csv")
+    y = df.pop("hwy").to_numpy(dtype=float)
+    cols = {}
+    for c in df.columns:
+        if df[c].dtype.kind in "if" and c != "drv":
+            for q in np.unique(np.quantile(df[c], [0.25, 0.5, 0.75]))[:-1]:
+                cols[f"{c}<={q:g}"] = (df[c] <= q).to_numpy().astype(int)
+        else:
+            for v in sorted(df[c].astype(str).unique())[1:]:
+                cols[f"{c}={v}"] = (df[c].astype(str) == v).to_numpy().astype(int)
+    B = np.column_stack(list(cols.values()))
+    sst = float(((y - y.mean()) ** 2).sum())
+    task = "cost-complex-regression" if cost_complexity else "regression"
+    ps = pystreed.STreeDRegressor(optimization_task=task, max_depth=depth, cost_complexity=cost_complexity).fit(B, y)
+    theirs = float(((ps.predict(B) - y) ** 2).sum()) + cost_complexity * sst * (ps.get_n_leaves() - 1)
+    objective = "minimize squared_error" + (f" + {cost_complexity * sst!r} * nodes" if cost_complexity else "")
+    data = {f"c{j}": col for j, col in enumerate(cols.values())} | {"y": y}
+    r = odt.compile(f"data {{ target y }}\nmodel tree(depth <= {depth})\n{objective}\n", data=data).solve(backend="dp")
+    assert r.status == "optimal" and r.verified
+    assert r.objective == pytest.approx(theirs, rel=1e-9)
