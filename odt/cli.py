@@ -81,7 +81,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     routed = prog.check_backend(name)  # before anything is printed: a refusal here is the whole answer
     print(f"{args.program}: parses and type-checks")
     print(f"  data        {data.n_rows} rows, {len(data.features)} binary features from "
-          f"{len(data.binarizer.columns)} columns, target '{data.target}' with classes {list(data.classes)}")
+          f"{len(data.binarizer.columns)} columns, target '{data.target}' " + (
+              f"with classes {list(data.classes)}" if c.target is None else  # a regression target: its range
+              f"(regression: {len(data.classes)} values from {c.target.min():g} to {c.target.max():g})"))
     print(f"  groups      {', '.join(f'{g} ({int(m.sum())} rows)' for g, m in c.groups.items()) or '-'}")
     print(f"  model       {c.model_span.quote()}")
     written = c.objective.span.source is not None and c.objective.span != c.program.span
