@@ -28,7 +28,7 @@ from odt.compiler.searches import Searches
 from odt.compiler.support import unsupported
 
 from ..base import Artifact, Backend, BackendResult, Progress, SolveOptions, Status, Stopwatch
-from . import jit
+from . import blas, jit
 from .anytime import EngineResult
 from .bdd import optimal_bdd, to_diagram
 from .contree import contree_result
@@ -151,6 +151,9 @@ class DpBackend(Backend):
             except OverflowError as e:  # the front engine's exact integers would not fit: decided by the data
                 raise unsupported("this program on this data", str(e), backend=self.NAME,
                                   takers=("maxsat", "cp")) from e
+        if problem.loss != "misclassification":  # regression: many small products of the depth-two solver
+            with blas.one_thread():
+                return "STreeD-style DP", optimal_constrained_tree(problem, options.time_limit, report)
         return "STreeD-style DP", optimal_constrained_tree(problem, options.time_limit, report)
 
     def _solve_bdd(self, problem: BddSearch, options: SolveOptions) -> tuple[Diagram | None, BackendResult]:

@@ -151,6 +151,13 @@ class SquaredError(Task):
         t = total[None, :]
         return float(self.costs(t)[0]), float(self.labels(t)[0])
 
+    def cluster_bounds(self, y: np.ndarray, w: np.ndarray, k: int) -> np.ndarray | None:
+        """The least squared error of any tree over these rows with at most 1..k leaves
+        (the 1-D k-means bound, ``kmeans_bound``), or None when it is not computed."""
+        from .kmeans_bound import cluster_bounds
+
+        return cluster_bounds(y, w, self.values, k)
+
     def leaf_cost_of(self, total: np.ndarray, label: float) -> float:  # type: ignore[override]
         c = float(label) - self.shift
         return float(total[2] - 2 * c * total[1] + c * c * total[0])

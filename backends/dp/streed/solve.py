@@ -28,6 +28,7 @@ from .. import jit
 from ..anytime import Timeout
 from ..task import Misclassification, Task
 from .branch import Ingredients, State
+from .binarize import first_of_partitions
 from .depth_two import depth_two, depth_two_compiled
 
 INF = float("inf")
@@ -226,8 +227,7 @@ class Search:
         elif freq is None and self.incremental and self.compiled:
             freq = self._slot_frequencies(S)
         if self.paired_task:
-            E, choice = depth_two(self.Bf[S], self.class_matrix(S), ok, self.min_leaf, self.min_node, err, ok_left,
-                                  ok_right, None, compiled=False, leaf_cost=getattr(self.task, "stacked_costs"))
+            E, choice = self._paired_depth_two(S, ok, err, ok_left, ok_right)
         elif freq is not None and self.compiled:
             E, choice = depth_two_compiled(freq, self.class_totals(S), S.shape[0], ok, self.min_leaf, self.min_node,
                                            err, ok_left, ok_right, self.incremental)
@@ -237,6 +237,29 @@ class Search:
         if not self.counting:
             return Entry(E[3:], choice[3:], 0)
         return Entry(E[: k + 1].copy(), choice[: k + 1], k)
+
+    def _paired_depth_two(self, S: np.ndarray, ok: np.ndarray, err: float, ok_left: np.ndarray | None,
+                          ok_right: np.ndarray | None) -> tuple[np.ndarray, list]:
+        """The depth-two solver on a task's stacked statistics (regression), over the
+        candidates that split ``S`` in distinct ways: with every candidate allowed
+        everywhere, one constant on ``S`` splits nothing and equal or complementary ones
+        split alike (the solver weighs both sides of each), so only the first of each
+        partition of ``S`` is kept (the pair sums cost rows x candidates^2)."""
+        cost = getattr(self.task, "stacked_costs")
+        keep = None
+        if ok_left is None and bool(ok.all()):
+            BS = self.B[S]
+            n1 = BS.sum(axis=0)
+            live = np.flatnonzero((n1 > 0) & (n1 < S.shape[0]))
+            keep = live[first_of_partitions(BS[:, live])] if live.size else live
+        if keep is None or keep.size == ok.shape[0]:
+            return depth_two(self.Bf[S], self.class_matrix(S), ok, self.min_leaf, self.min_node, err, ok_left,
+                             ok_right, None, compiled=False, leaf_cost=cost)
+        if not keep.size:
+            return np.full(4, err), [None] * 4
+        E, choice = depth_two(self.Bf[np.ix_(S, keep)], self.class_matrix(S), ok[keep], self.min_leaf, self.min_node,
+                              err, None, None, None, compiled=False, leaf_cost=cost)
+        return E, [None if c is None else (int(keep[c[0]]), c[1], c[2]) for c in choice]
 
     def _rows_csr(self) -> tuple:
         """Each row's true candidates (CSR: indptr, indices), class (-1: weight zero) and weight."""
