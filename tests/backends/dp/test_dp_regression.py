@@ -151,3 +151,39 @@ def test_pystreed_agrees_on_mpg_with_the_same_binary_columns(depth, cost_complex
     r = odt.compile(f"data {{ target y }}\nmodel tree(depth <= {depth})\n{objective}\n", data=data).solve(backend="dp")
     assert r.status == "optimal" and r.verified
     assert r.objective == pytest.approx(theirs, rel=1e-9)
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(datasets(), st.sampled_from([0, 1.5]))
+def test_depth_three_with_the_k_means_bound_equals_brute_force(data, a):
+    """At depth three the bounded search prunes children by the 1-D k-means bound: the
+    optimum stays the brute-force one (both columns cut to at most two values each)."""
+    b, x, y, w = data
+    x = (x >= 2).astype(float)
+    X = np.column_stack([b, x])
+    want = best(X, y, w, 3, "squared_error", node_cost=a)
+    objective = "minimize squared_error" + (f" + {a} * nodes" if a else "")
+    r = _program(b, x, y, w, objective, model="tree(depth <= 3)").solve(backend="dp")
+    assert r.status == "optimal" and r.verified
+    assert r.objective == pytest.approx(want, rel=1e-9, abs=1e-9)
+
+
+def test_the_k_means_bound_is_the_best_clustering_of_the_targets():
+    import itertools
+
+    from odt.backends.dp.kmeans_bound import cluster_bounds
+
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        n = int(rng.integers(2, 8))
+        t = rng.integers(0, 5, n).astype(float)
+        w = rng.integers(1, 3, n).astype(float)
+        values, y = np.unique(t, return_inverse=True)
+        got = cluster_bounds(y, w, values, 3)
+        want = [np.inf] * 3
+        for labels in itertools.product(range(3), repeat=n):
+            lab = np.array(labels)
+            err = sum(leaf_loss(t[lab == g], w[lab == g], "squared_error") for g in set(labels))
+            for j in range(len(set(labels)) - 1, 3):
+                want[j] = min(want[j], err)
+        assert got is not None and got.tolist() == pytest.approx(want, abs=1e-9)
