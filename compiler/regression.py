@@ -198,9 +198,15 @@ def objective_keys(objective: CheckedObjective) -> list[str]:
     return keys
 
 
-def relation_keys(c: LinearConstraint, capped: bool) -> list[str]:
-    """The rows of a relation over a loss: R2 a cap (``squared_error <= k``, ``r2 >= x``:
-    ``capped``, one loss bounded from above), R3 anything else."""
+#: the families whose dp hook is a Pareto front (``uses``), which keeps no regression loss
+FRONT_KEYS = ("C9u",)
+
+
+def relation_keys(c: LinearConstraint, capped: bool, regression: bool = False) -> list[str]:
+    """The rows of a relation in a regression program (``regression``) or over a loss: R2
+    a cap on the loss (``squared_error <= k``, ``r2 >= x``: ``capped``, one quantity bounded
+    from above), R3 a relation dp would check on Pareto fronts (a loss bounded from below
+    or with other quantities, ``features_used <= k``, ``nodes >= k``)."""
     if not _kinds(c.form) & set(LOSSES):
-        return []
+        return ["R3"] if regression and not capped else []
     return ["R2" if capped else "R3"]

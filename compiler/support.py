@@ -175,9 +175,10 @@ TABLE: tuple[Construct, ...] = (
          nobody(_REGRESSION_TREES), nobody(_REGRESSION_TREES)),
     _row("R2", "a regression loss bounded from above (squared_error <= k, mse <= k, r2 >= x)", "issue 26",
          only(("dp",), _SQUARED), nobody(_REGRESSION_TREES), nobody(_REGRESSION_TREES)),
-    _row("R3", "a regression loss bounded from below or combined with other quantities in a constraint", "issue 26",
-         nobody("dp checks a cap on the tree's loss at the root (squared_error <= k, r2 >= x), and keeps no front "
-                "of losses; the solver backends have no regression encoding"),
+    _row("R3", "in a regression program, a loss bounded from below or combined with other quantities, or a "
+         "constraint dp checks on Pareto fronts (uses, features_used <= k, nodes >= k)", "issue 26",
+         nobody("dp checks caps on the tree's loss, nodes and leaves at the root (squared_error <= k, r2 >= x, "
+                "nodes <= k), and keeps no Pareto front of losses; the solver backends have no regression encoding"),
          nobody(_REGRESSION_TREES), nobody(_REGRESSION_TREES)),
     # ---------------------------------------------------------------- constraints (C)
     _row("O4", "errors <= k (errors == 0: perfect classification)", "Avellaneda DT_size; Hu P_bdd; Florio (19)",

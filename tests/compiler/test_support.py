@@ -77,6 +77,8 @@ PROGRAMS = [
     ("model tree(depth <= 2)\nmaximize squared_error", "Rneg"),
     ("model tree(depth <= 2)\nminimize mse\nsubject to { r2 >= 0.1 }", "R2"),
     ("model tree(depth <= 2)\nminimize squared_error\nsubject to { squared_error >= 1 }", "R3"),
+    ("model tree(depth <= 2)\nminimize squared_error\nsubject to { features_used <= 1 }", "R3"),
+    ("model tree(depth <= 2)\nminimize squared_error\nsubject to { uses a }", "R3"),
 ]
 
 
