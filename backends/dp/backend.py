@@ -28,7 +28,7 @@ from odt.compiler.searches import Searches
 from odt.compiler.support import unsupported
 
 from ..base import Artifact, Backend, BackendResult, Progress, SolveOptions, Status, Stopwatch
-from . import blas, jit
+from . import blas, jit, regression_two
 from .anytime import EngineResult
 from .bdd import optimal_bdd, to_diagram
 from .contree import contree_result
@@ -141,6 +141,8 @@ class DpBackend(Backend):
                 on_progress(Progress(elapsed, incumbent, bound, note))
 
         task = task_of(problem)
+        if any(d.ordered for d in problem.dims) and regression_two.takes(problem):  # regression on raw thresholds
+            return "depth-two regression", regression_two.optimal_regression_two(problem, options.time_limit, report)
         if problem.plain and task.similarity and any(d.ordered for d in problem.dims):
             return "ConTree", contree_result(problem, options.time_limit, report, options.extra.get("scheduler"))
         from .streed import optimal_constrained_tree, optimal_front_tree
