@@ -9,14 +9,15 @@ value are never split: moving a row to its twin's group never costs more).
 
 Input: each row's index among the sorted distinct targets, the rows' weights, the
 distinct targets and the largest k. Output: the least squared error with 1..k groups.
-The program is O(k u^2) in the u distinct targets of the rows; above ``MAX_DISTINCT`` the
-bound is not computed (None), the search then runs without it.
+The program is O(k u^2) in the u distinct targets of the rows; above ``MAX_DISTINCT`` (where it
+would cost more than the depth-two solves it may save) the bound is not computed (None),
+and the search runs without it.
 """
 from __future__ import annotations
 
 import numpy as np
 
-MAX_DISTINCT = 1200
+MAX_DISTINCT = 300
 
 
 def cluster_bounds(y: np.ndarray, w: np.ndarray, values: np.ndarray, k: int) -> np.ndarray | None:

@@ -307,9 +307,11 @@ class BoundedSearch(Search):
     def _task_bound(self, S: np.ndarray, d: int, top: int) -> np.ndarray | float:
         """Per node budget 0..top, a lower bound on the value (loss + c * nodes) of a tree of
         depth ``d`` over rows ``S`` from the task (regression's k-means bound: i nodes make
-        at most i + 1 leaves), kept per row set; 0 for a task without one."""
+        at most i + 1 leaves), kept per row set; 0 for a task without one, and for a child
+        of depth two or less (solved exactly by the depth-two solver at about the bound's
+        cost: the bound would save nothing there)."""
         bounds = getattr(self.task, "cluster_bounds", None)
-        if bounds is None or d < 1:
+        if bounds is None or d < 3:
             return 0.0
         key = S.tobytes()
         km = self._cluster.get(key)

@@ -155,15 +155,19 @@ def test_pystreed_agrees_on_mpg_with_the_same_binary_columns(depth, cost_complex
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(datasets(), st.sampled_from([0, 1.5]))
-def test_depth_three_with_the_k_means_bound_equals_brute_force(data, a):
-    """At depth three the bounded search prunes children by the 1-D k-means bound: the
-    optimum stays the brute-force one (both columns cut to at most two values each)."""
+def test_depth_four_with_the_k_means_bound_equals_brute_force(data, a):
+    """Below depth three the bounded search prunes children by the 1-D k-means bound: the
+    optimum stays the brute-force one. Three 0/1 columns: a path tests each at most once,
+    so the best tree of depth four is the best of depth three (enumerated)."""
     b, x, y, w = data
-    x = (x >= 2).astype(float)
-    X = np.column_stack([b, x])
+    c = (x >= 2).astype(float)
+    d = (x % 2).astype(float)
+    X = np.column_stack([b, c, d])
     want = best(X, y, w, 3, "squared_error", node_cost=a)
     objective = "minimize squared_error" + (f" + {a} * nodes" if a else "")
-    r = _program(b, x, y, w, objective, model="tree(depth <= 3)").solve(backend="dp")
+    data3 = {"b": b.astype(int), "c": c.astype(int), "d": d.astype(int), "w": w, "y": y}
+    text = f"data {{ target y\n weight w }}\nmodel tree(depth <= 4)\n{objective}\n"
+    r = odt.compile(text, data=data3).solve(backend="dp")
     assert r.status == "optimal" and r.verified
     assert r.objective == pytest.approx(want, rel=1e-9, abs=1e-9)
 
