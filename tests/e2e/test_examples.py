@@ -15,7 +15,7 @@ def test_there_are_at_least_three_examples():
 
 
 #: examples whose solve takes seconds: the full tier (and CI) runs them, the fast tier does not
-SLOW_EXAMPLES = {"diagram_mouse", "bdd_monks", "required_feature_diabetes", "regression_mpg"}
+SLOW_EXAMPLES = {"diagram_mouse", "bdd_monks", "required_feature_diabetes"}
 
 
 @pytest.mark.parametrize("path", [pytest.param(p, id=p.stem, marks=[pytest.mark.slow] if p.stem in SLOW_EXAMPLES else [])
