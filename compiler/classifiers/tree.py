@@ -171,6 +171,10 @@ class Tree:
         from .export import node_statistics
         from .onnx import to_onnx
 
+        if self.regression:
+            raise OdtError("a regression tree has no ONNX export yet (odt writes ONNX tree classifiers)",
+                           hint="save it as JSON (save / odtc solve -o) and predict with odt")
+
         weights = None if data is None else node_statistics(self, as_table(data, self.input_columns), target)[0]
         return to_onnx(self, weights)
 
