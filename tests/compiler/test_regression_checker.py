@@ -110,3 +110,18 @@ def test_a_regression_model_file_with_text_values_is_malformed(tmp_path):
     path.write_text(json.dumps(obj))
     with pytest.raises(OdtError, match="not a number"):
         load_classifier(path)
+
+
+def test_odtc_solves_renders_saves_and_predicts_a_regression_tree(tmp_path, capsys):
+    from odt import cli
+
+    rows = ["x,g,y"] + [f"{i},{'ab'[i % 2]},{(i // 5) * 1.5 + (i % 2) * 0.25}" for i in range(20)]
+    (tmp_path / "d.csv").write_text("\n".join(rows) + "\n")
+    (tmp_path / "p.odt").write_text('data "d.csv" { target y }\nmodel tree(depth <= 2)\nminimize squared_error\n')
+    out = tmp_path / "m.json"
+    assert cli.main(["solve", str(tmp_path / "p.odt"), "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "verified    yes" in text and "rows)" in text and "predict " in text
+    assert cli.main(["predict", str(out), str(tmp_path / "d.csv")]) == 0
+    lines = capsys.readouterr().out.split()
+    assert lines[0] == "prediction" and all(float(v) == float(v) for v in lines[1:]) and len(lines) == 21
