@@ -26,6 +26,7 @@ from .check_model import check_model
 from .check_solve import BACKEND_NAMES, SOLVE_OPTIONS, STRATEGIES, check_solve
 from .checked import BddSkeleton, CheckedObjective, CheckedProgram, LinearForm, QuantityRef, SolveRequest
 from .data import RawTable
+from .regression import check_regression
 from .errors import Collector, OdtError, OdtSyntaxError, OdtTypeError
 from .source import Span
 
@@ -73,11 +74,12 @@ def check(program: ast.Program, table: RawTable | None, data_error: OdtError | N
     if "preselect" in solve.options and models and not isinstance(skeleton, BddSkeleton):
         errs.add(OdtTypeError, "'preselect' (Hu's CART feature pre-selection) applies to bdd models",
                  solves[0].span, "e.g. model bdd(depth = 4)  solve maxsat(preselect = 10)")
+    target_values = check_regression(objective, constraints, dataset, errs)
     errs.raise_if_any()
     assert dataset is not None and mask is not None
     groups = {name: m for name, m in scope.groups.items() if m is not None}
     return CheckedProgram(program, dataset, groups, skeleton, splits, mask, objective, tuple(constraints), solve,
-                          model_span)
+                          model_span, target_values)
 
 
 def check_objective(o: ast.Objective, scope: Scope, errs: Collector) -> CheckedObjective:

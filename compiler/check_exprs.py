@@ -19,7 +19,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from . import ast
+from . import ast, regression
 from .checked import QUANTITIES, LinearForm, QuantityRef
 from .data import Dataset
 from .errors import OdtNameError, OdtTypeError, did_you_mean
@@ -157,6 +157,8 @@ def quantity(scope: Scope, n: ast.Name, args: tuple[ast.Expr, ...], span: Span, 
         return LinearForm.of(QuantityRef("predicted", group, klass, span=span)).scale(1 / total)
     if kind == "size":
         return LinearForm.const(group_weight(scope, group))
+    if kind in regression.DERIVED:
+        return regression.derived_form(scope.data, kind, span)
     if kind in ("tp", "fp", "tn", "fn") and scope.data is not None and len(scope.data.classes) != 2:
         raise OdtTypeError(f"'{kind}' needs two classes; the target has {len(scope.data.classes)}", span,
                            "use predicted(c, G) and errors(G) for several classes")

@@ -35,6 +35,12 @@ QUANTITIES: dict[str, tuple[str, ...]] = {
     "fn": ("g?",),
     "size": ("g?",),
     "abs": ("e",),
+    # regression (issue 26, compiler/regression.py)
+    "squared_error": (),
+    "absolute_error": (),
+    "mse": (),
+    "mae": (),
+    "r2": (),
 }
 
 
@@ -198,3 +204,5 @@ class CheckedProgram:
     constraints: tuple[Constraint, ...]
     solve: SolveRequest
     model_span: Span
+    #: a regression program's target per data row (float64); None for classification
+    target: np.ndarray | None = field(default=None, compare=False)

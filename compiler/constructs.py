@@ -28,6 +28,7 @@ from .checked import (
 )
 from .constraints.registry import family_of, is_structural
 from .source import Span
+from .regression import FRONT_KEYS, LOSSES, loss_of, objective_keys, relation_keys
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +135,7 @@ def _objective_uses(p: CheckedProgram) -> Iterator[Use]:
     o = p.objective
     text = _quote(o.span, "minimize errors")
     yield Use("O1", o.span, text)
+    yield from (Use(key, o.span, text) for key in objective_keys(o))
     if len(o.levels) > 1:
         yield Use("O3", o.span, text)
     levels = o.levels
@@ -155,16 +157,19 @@ def _objective_uses(p: CheckedProgram) -> Iterator[Use]:
 
 
 def _constraint_uses(p: CheckedProgram) -> Iterator[Use]:
+    regression = loss_of(p.objective) is not None
     for c in p.constraints:
         text = _quote(c.span, "") or str(c)  # str() of a deeply nested AST recurses: only without a span
         if isinstance(c, LinearConstraint) and c.scope is None:  # a relation over quantities
-            yield from _relation_uses(c, text)
+            yield from _relation_uses(c, text, regression)
             continue
         family = family_of(c)
         if family is None:
             raise AssertionError(f"internal: no constraint family claims '{text}' (compiler/constraints/registry.py)")
         for key in family.support_keys(c):
             yield Use(key, c.span, text)
+            if regression and key in FRONT_KEYS:
+                yield Use("R3", c.span, text)
 
 
 def bounds_from_above(c: LinearConstraint) -> bool:
@@ -173,13 +178,14 @@ def bounds_from_above(c: LinearConstraint) -> bool:
     if len(c.form.terms) != 1:
         return False
     q, a = c.form.terms[0]
-    if q.kind not in ("errors", "nodes", "leaves") or q.group is not None:
+    if q.kind not in ("errors", "nodes", "leaves", *LOSSES) or q.group is not None:
         return False
     bound = -c.form.constant / a
     return c.op == "<=" and a > 0 or c.op == ">=" and a < 0 or (c.op == "==" and bound == 0 and q.kind != "leaves")
 
 
-def _relation_uses(c: LinearConstraint, text: str) -> Iterator[Use]:
+def _relation_uses(c: LinearConstraint, text: str, regression: bool = False) -> Iterator[Use]:
+    yield from (Use(key, c.span, text) for key in relation_keys(c, bounds_from_above(c), regression))
     top = {q.kind for q, _ in c.form.terms}
     if "expected_cost" in top:
         yield Use("C8e", c.span, text)

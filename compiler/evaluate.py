@@ -16,6 +16,7 @@ import numpy as np
 from .classifiers import Tree
 from .checked import CheckedProgram, LinearConstraint, LinearForm
 from .constraints import ClassifierView, ConstraintCheck, family_of
+from .regression import loss_value, program_loss
 from .values import form_value, quantity_value
 
 __all__ = ["ConstraintCheck", "Evaluation", "evaluate", "form_value", "quantity_value", "train_predictions"]
@@ -46,10 +47,18 @@ def train_predictions(program: CheckedProgram, tree: "Tree | Diagram") -> np.nda
     return tree.predict_binary(Xb)
 
 
+def train_leaves(program: CheckedProgram, tree: Tree) -> np.ndarray:
+    """The leaf (pre-order index among the leaves) each training row reaches."""
+    from .data import Binarizer
+
+    return tree.leaf_index_binary(Binarizer(tree.features).transform(program.dataset.table))
+
+
 def evaluate(program: CheckedProgram, tree: "Tree | Diagram") -> Evaluation:
     pred = train_predictions(program, tree)
     data = program.dataset
-    errors = float(data.row_weights()[pred != data.y].sum())
+    loss = program_loss(program)  # a regression tree's training "errors" are its loss
+    errors = float(data.row_weights()[pred != data.y].sum()) if loss is None else loss_value(program, tree, pred, loss)
     objective = tuple(form_value(program, tree, pred, lvl) for lvl in program.objective.levels)
     checks = []
     view = ClassifierView(program, tree, pred)

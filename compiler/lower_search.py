@@ -30,6 +30,7 @@ from .constraints import SearchParts, family_of
 from .constraints.samples import Samples, min_rows
 from .constructs import bounds_from_above
 from .data import Dataset, Feature, ThresholdBlock
+from .regression import program_loss
 from .search import (GlobalConstraint, GlobalTerm, Level, PathCost, PathExclusion, PathOrder, SameLeaf, SplitDim,
                      TreeSearch)
 
@@ -49,10 +50,14 @@ class _Parts(SearchParts):
     globals: list[LinearConstraint] = field(default_factory=list)
 
 
+#: what a level's ``errors`` coefficient weighs: misclassification, or the regression loss
+_LOSSES = ("errors", "squared_error", "absolute_error")
+
+
 def _level(form: LinearForm) -> Level:
     errors, nodes, constant = Fraction(0), Fraction(0), form.constant
     for q, coef in form.terms:
-        if q.kind == "errors" and q.group is None:
+        if q.kind in _LOSSES and q.group is None:  # a regression loss is the level's "errors" (issue 26)
             errors += coef
         elif q.kind == "nodes":
             nodes += coef
@@ -109,7 +114,7 @@ def _read(program: CheckedProgram) -> _Parts:
             family.search(c, parts)
         elif bounds_from_above(c):
             kind, bound = _cap(c)
-            if kind == "errors":
+            if kind in _LOSSES:
                 parts.max_errors = bound if parts.max_errors is None else min(parts.max_errors, bound)
             else:
                 caps.append(int(bound // 1) - (1 if kind == "leaves" else 0))
@@ -158,10 +163,14 @@ def _matrix(program: CheckedProgram, ranges: dict[str, tuple[float, float]], min
                 _feature_dim(data, j, f, ranges, cols, dims)
     keep = np.flatnonzero(data.row_weights() > 0)
     X = np.column_stack(cols)[keep] if cols else np.zeros((keep.shape[0], 0))
-    return TreeSearch(X=np.ascontiguousarray(X, dtype=np.float64), dims=tuple(dims), y=data.y[keep],
-                      weights=data.row_weights()[keep].astype(np.float64), rows=keep, classes=data.classes,
+    y, classes, loss, target = data.y[keep], data.classes, "misclassification", None
+    if program.target is not None:  # regression (issue 26): rows index the distinct targets
+        loss, target = program_loss(program) or "squared_error", program.target[keep].astype(np.float64)
+        y, classes = np.unique(target, return_inverse=True)[1].astype(np.int64).reshape(-1), ()
+    return TreeSearch(X=np.ascontiguousarray(X, dtype=np.float64), dims=tuple(dims), y=y,
+                      weights=data.row_weights()[keep].astype(np.float64), rows=keep, classes=classes,
                       input_columns=data.features.columns(), depth=sk.depth,
-                      min_leaf=min_leaf)
+                      min_leaf=min_leaf, loss=loss, target=target)
 
 
 def _feature_dim(data: Dataset, j: int, f: Feature, ranges: dict[str, tuple[float, float]],

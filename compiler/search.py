@@ -182,6 +182,12 @@ class TreeSearch:
     globals: tuple[GlobalConstraint, ...] = ()
     uses: tuple[UsesFormula, ...] = ()
     notes: tuple[str, ...] = field(default=(), compare=False)  # for --stats / logs
+    #: what a leaf costs (issue 26): "misclassification", or a regression loss,
+    #: "squared_error" / "absolute_error"; a level's ``errors`` coefficient weighs this loss
+    loss: str = "misclassification"
+    #: regression: the target per row of X (float64); ``y`` is then each row's index among the
+    #: distinct targets (``np.unique(target)``, which the task reads) and ``classes`` is empty
+    target: np.ndarray | None = field(default=None, compare=False)
 
     @property
     def n_classes(self) -> int:

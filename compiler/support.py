@@ -46,6 +46,10 @@ _DP_BDD = ("dp's BDD enumeration takes objectives of errors and nodes and the li
            "errors == 0")
 _DP_LEVELS = "dp minimises errors, nodes and leaves with non-negative weights (maximize accuracy is such an objective)"
 _MULTI_BDD = "an ordered BDD tests one feature per level (Hu)"
+_REGRESSION_TREES = "regression is for trees (dp)"
+_SQUARED = ("the squared error is quadratic in the leaf values: no linear or Boolean encoding is exact "
+            "(dp searches it exactly)")
+_ABSOLUTE = "odt has no solver encoding of leaf values yet; dp searches it exactly"
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +165,21 @@ TABLE: tuple[Construct, ...] = (
                 "expected_cost <= 2 with cost { a: 3, *: 1 } (not in the objective, not inside abs)"),
          nobody("expected_cost is a term of a linear constraint, not of the objective or abs"),
          nobody("expected_cost is a term of a linear constraint, not of the objective or abs")),
+    # ---------------------------------------------------------------- regression (R, issue 26)
+    _row("R1", "a regression tree minimising squared_error (mse, r2)", "Breiman CART; STreeD; Quant-BnB",
+         only(("dp",), _SQUARED), nobody(_REGRESSION_TREES), nobody(_REGRESSION_TREES)),
+    _row("R1a", "a regression tree minimising absolute_error (mae)", "Breiman CART (LAD); STreeD",
+         only(("dp",), _ABSOLUTE), nobody(_REGRESSION_TREES), nobody(_REGRESSION_TREES)),
+    _row("Rneg", "a regression objective that rewards a loss (maximize squared_error)", "issue 26",
+         nobody("a regression tree minimises its loss: every leaf predicts the value that makes it least"),
+         nobody(_REGRESSION_TREES), nobody(_REGRESSION_TREES)),
+    _row("R2", "a regression loss bounded from above (squared_error <= k, mse <= k, r2 >= x)", "issue 26",
+         only(("dp",), _SQUARED), nobody(_REGRESSION_TREES), nobody(_REGRESSION_TREES)),
+    _row("R3", "in a regression program, a loss bounded from below or combined with other quantities, or a "
+         "constraint dp checks on Pareto fronts (uses, features_used <= k, nodes >= k)", "issue 26",
+         nobody("dp checks caps on the tree's loss, nodes and leaves at the root (squared_error <= k, r2 >= x, "
+                "nodes <= k), and keeps no Pareto front of losses; the solver backends have no regression encoding"),
+         nobody(_REGRESSION_TREES), nobody(_REGRESSION_TREES)),
     # ---------------------------------------------------------------- constraints (C)
     _row("O4", "errors <= k (errors == 0: perfect classification)", "Avellaneda DT_size; Hu P_bdd; Florio (19)",
          every(), solvers(_NO_DP_DAG), every()),

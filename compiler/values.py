@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .checked import CheckedProgram, LinearForm, QuantityRef
+from .regression import loss_value
 
 if TYPE_CHECKING:
     from .classifiers import Tree
@@ -40,6 +41,8 @@ def quantity_value(program: CheckedProgram, tree: "Tree | Diagram", pred: np.nda
             sel = {"tp": positive & actual, "fp": positive & ~actual, "tn": ~positive & ~actual,
                    "fn": ~positive & actual}[q.kind]
             return float(w[mask & sel].sum())
+        case "squared_error" | "absolute_error":
+            return loss_value(program, tree, pred, q.kind)
         case "abs":
             assert q.inner is not None
             return abs(form_value(program, tree, pred, q.inner))

@@ -81,7 +81,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     routed = prog.check_backend(name)  # before anything is printed: a refusal here is the whole answer
     print(f"{args.program}: parses and type-checks")
     print(f"  data        {data.n_rows} rows, {len(data.features)} binary features from "
-          f"{len(data.binarizer.columns)} columns, target '{data.target}' with classes {list(data.classes)}")
+          f"{len(data.binarizer.columns)} columns, target '{data.target}' " + (
+              f"with classes {list(data.classes)}" if c.target is None else  # a regression target: its range
+              f"(regression: {len(data.classes)} values from {c.target.min():g} to {c.target.max():g})"))
     print(f"  groups      {', '.join(f'{g} ({int(m.sum())} rows)' for g, m in c.groups.items()) or '-'}")
     print(f"  model       {c.model_span.quote()}")
     written = c.objective.span.source is not None and c.objective.span != c.program.span
@@ -151,10 +153,19 @@ def _solve(prog, args: argparse.Namespace) -> int:
     except VerificationFailed as exc:  # shown (status unverified), never saved, exit 1
         result, failure = exc.result, exc
     with limits.shielded():  # past the deadline or after a signal, the result is still printed and written
-        return _report(result, args, failure)
+        return _report(result, args, failure, prog)
 
 
-def _report(result, args: argparse.Namespace, failure=None) -> int:
+def _text(classifier, prog) -> str:
+    """The classifier as text; a regression tree with its training rows per leaf."""
+    if not getattr(classifier, "regression", False):
+        return classifier.to_text()
+    from odt.compiler.evaluate import train_leaves
+
+    return classifier.to_text(train_leaves(prog.checked, classifier))
+
+
+def _report(result, args: argparse.Namespace, failure=None, prog=None) -> int:
     failed = failure is not None or (result.classifier is not None and not result.verified)
     unsaved = None  # a classifier that could not be written is kept in a temporary file
     if args.output and result.classifier is not None and not failed:
@@ -171,7 +182,7 @@ def _report(result, args: argparse.Namespace, failure=None) -> int:
         print(result.report)
         if result.classifier is not None:
             print()
-            print(result.classifier.to_text())
+            print(_text(result.classifier, prog))
         if args.output and result.classifier is not None and not failed and unsaved is None:
             print(f"\nsaved to {args.output}")
         if args.verbose and result.log:

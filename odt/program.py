@@ -400,14 +400,15 @@ class Program:
             assert tree is not None
             solver_errors = evaluate(self.checked, tree).train_errors
         assert tree is not None
-        tree = dataclasses.replace(tree, seen=_seen(self.dataset))
+        tree = _with_seen(tree, self.checked)
         ev = evaluate(self.checked, tree)
         claimed = [float(v) for v in res.objective or ()]
+        tol = _tolerance(self.checked, [*ev.objective, *claimed, ev.train_errors, solver_errors])
         if res.status is Status.OPTIMAL:
-            agree = all(abs(a - b) <= _TOL for a, b in zip(ev.objective, claimed)) and \
-                abs(ev.train_errors - solver_errors) <= _TOL
+            agree = all(abs(a - b) <= tol for a, b in zip(ev.objective, claimed)) and \
+                abs(ev.train_errors - solver_errors) <= tol
         else:
-            agree = bool(ev.objective) and ev.objective[0] <= claimed[0] + _TOL and ev.train_errors <= solver_errors + _TOL
+            agree = bool(ev.objective) and ev.objective[0] <= claimed[0] + tol and ev.train_errors <= solver_errors + tol
         verified = agree and ev.feasible
         objective = ev.objective[0] if ev.objective else None
         least = _least_value(self.checked)  # never a negative bound on a non-negative objective
@@ -558,6 +559,28 @@ def check_call_arguments(backend: Any = None, verbose: Any = False, progress: An
                             hint="e.g. memory_limit=4 * 2**30 or \"4G\"; None (the default) is four fifths of the "
                                  "machine's memory")
     return value
+
+
+def _tolerance(checked: CheckedProgram, values: list[float]) -> float:
+    """How far a recomputed value may lie from the solver's: ``_TOL``; for a regression
+    loss, a sum of squares the engines compute from sums of powers of the targets, also
+    relative to the values' size (1e-9 of it)."""
+    if checked.target is None:
+        return _TOL
+    return max(_TOL, 1e-9 * max((abs(v) for v in values), default=0.0))
+
+
+def _with_seen(tree, checked: CheckedProgram):
+    """``tree`` with the record of its training data (``_seen``); a regression tree's
+    "majority" is the weighted mean of the training target (added to its values if no leaf
+    predicts it), what a row of an unseen category is predicted with ``unknown="majority"``."""
+    seen = _seen(checked.dataset)
+    if not getattr(tree, "regression", False) or checked.target is None:
+        return dataclasses.replace(tree, seen=seen)
+    w = checked.dataset.row_weights()
+    mean = float((w * checked.target).sum() / w.sum())
+    values = tuple(tree.classes) if mean in tree.classes else tuple(tree.classes) + (mean,)
+    return dataclasses.replace(tree, classes=values, seen=dataclasses.replace(seen, majority=values.index(mean)))
 
 
 def _seen(data) -> Seen:

@@ -558,6 +558,17 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
                                  for d in exc.diagnostics]) from None
 
 
+def __getattr__(name: str) -> Any:
+    """``ODTRegressor`` (issue 26) lives in ``odt.sklearn_regressor``, which builds on this
+    module's column handling; it is offered here too, loaded on first use (by name, so the
+    dependency stays one way at import time: this module never needs the regressor)."""
+    if name in ("ODTRegressor", "SKIPPED_REGRESSOR_CHECKS"):
+        import importlib
+
+        return getattr(importlib.import_module("odt.sklearn_regressor"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def export_text(model: Any, **kwargs: Any) -> str:
     """The rules of a fitted ``ODTClassifier`` as ``sklearn.tree.export_text`` writes a
     tree's, with its arguments (``feature_names``, ``class_names``, ``max_depth``,

@@ -28,7 +28,7 @@ from odt.compiler.searches import Searches
 from odt.compiler.support import unsupported
 
 from ..base import Artifact, Backend, BackendResult, Progress, SolveOptions, Status, Stopwatch
-from . import jit
+from . import blas, jit, regression_two
 from .anytime import EngineResult
 from .bdd import optimal_bdd, to_diagram
 from .contree import contree_result
@@ -39,8 +39,14 @@ def decode_tree(raw: tuple, problem: TreeSearch) -> Tree:
     """An engine tree (``anytime``'s format: nested tuples over the search dimensions, left
     = ``x <= threshold``) as an odt ``Tree``; the one decoder of every dp tree engine."""
     features: list[Feature] = []
+    regression = problem.loss != "misclassification"
+    values: list[float] = []  # a regression tree's leaf values, its ``classes``
 
     def build(n: tuple) -> TreeNode:
+        if n[0] == "leaf" and regression:
+            if float(n[1]) not in values:
+                values.append(float(n[1]))
+            return Leaf(values.index(float(n[1])))
         if n[0] == "leaf":
             return Leaf(int(n[1]))
         _, j, t, left, right = n
@@ -53,6 +59,8 @@ def decode_tree(raw: tuple, problem: TreeSearch) -> Tree:
         return Split(k, lt, rt) if dim.feature is None else Split(k, rt, lt)
 
     root = build(raw)
+    if regression:
+        return Tree(tuple(features), tuple(values), root, problem.input_columns, regression=True)
     return Tree(tuple(features), problem.classes, root, problem.input_columns)
 
 
@@ -133,6 +141,8 @@ class DpBackend(Backend):
                 on_progress(Progress(elapsed, incumbent, bound, note))
 
         task = task_of(problem)
+        if any(d.ordered for d in problem.dims) and regression_two.takes(problem):  # regression on raw thresholds
+            return "depth-two regression", regression_two.optimal_regression_two(problem, options.time_limit, report)
         if problem.plain and task.similarity and any(d.ordered for d in problem.dims):
             return "ConTree", contree_result(problem, options.time_limit, report, options.extra.get("scheduler"))
         from .streed import optimal_constrained_tree, optimal_front_tree
@@ -143,6 +153,9 @@ class DpBackend(Backend):
             except OverflowError as e:  # the front engine's exact integers would not fit: decided by the data
                 raise unsupported("this program on this data", str(e), backend=self.NAME,
                                   takers=("maxsat", "cp")) from e
+        if problem.loss != "misclassification":  # regression: many small products of the depth-two solver
+            with blas.one_thread():
+                return "STreeD-style DP", optimal_constrained_tree(problem, options.time_limit, report)
         return "STreeD-style DP", optimal_constrained_tree(problem, options.time_limit, report)
 
     def _solve_bdd(self, problem: BddSearch, options: SolveOptions) -> tuple[Diagram | None, BackendResult]:

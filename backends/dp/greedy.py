@@ -24,20 +24,24 @@ import numpy as np
 
 from odt.compiler.search import TreeSearch
 
-from .task import Misclassification
+from .task import Misclassification, Task, task_of
 
 _CRITERIA = ("gini", "entropy")
 _MANY_CLASSES = 256  # above this many classes no greedy tree is grown (its counts take n x K per dimension)
+_MANY_CELLS = 1 << 24  # ... except for a regression task's statistics (absolute error: a column per target value)
 
 
 def greedy_tree(problem: TreeSearch) -> tuple | None:
     """The best greedy tree of ``problem`` under its objective and caps (see the module)."""
     n, K = problem.X.shape[0], problem.n_classes
-    if n == 0 or K == 0 or K > _MANY_CLASSES:  # (with thousands of classes a greedy tree helps no one)
-        return None
+    regression = problem.loss != "misclassification"
+    if regression:  # CART's regression tree: the loss itself at every level (variance reduction)
+        K = task_of(problem).width
+    if n == 0 or K == 0 or K > _MANY_CLASSES and not (regression and n * K <= _MANY_CELLS):
+        return None  # (with thousands of classes a greedy tree helps no one)
     grower = _Grower(problem)
     best: tuple | None = None
-    for criterion in _CRITERIA:
+    for criterion in ("errors",) if regression else _CRITERIA:
         grown = grower.grow(np.arange(n), problem.depth, criterion)
         pruned = _prune(grown, problem)
         if pruned is not None and (best is None or pruned[0] < best[0]):
@@ -52,12 +56,14 @@ class _Grower:
     def __init__(self, problem: TreeSearch) -> None:
         self.X, self.y, self.w = problem.X, problem.y, problem.weights
         self.K = problem.n_classes
-        self.task = Misclassification(n_classes=self.K)
+        self.task: Task = Misclassification(n_classes=self.K)
+        if problem.loss != "misclassification":  # regression: the task's own statistics and leaf
+            self.task = task_of(problem)
+            self.K = self.task.width
         self.min_leaf, self.min_node = max(1, problem.min_leaf), max(1, problem.min_node)
         self.ordered = np.array([d.ordered for d in problem.dims], dtype=bool)
         self.ranges = [d.cut_range for d in problem.dims]
-        self.onehot = np.zeros((len(self.y), self.K))
-        self.onehot[np.arange(len(self.y)), self.y] = self.w
+        self.onehot = self.task.statistics(self.y, self.w)
         self.cache: dict[bytes, list] = {}
 
     def grow(self, rows: np.ndarray, depth: int, criterion: str) -> tuple:
@@ -79,9 +85,9 @@ class _Grower:
         """(dimension, threshold) of the least score, or None when no split is allowed or
         none lowers it (a split that does not lower the errors at the last level is kept
         out: it only adds nodes)."""
-        best, best_score = None, _score(total[None, :], criterion)[0] - 1e-12
+        best, best_score = None, _score(total[None, :], criterion, self.task)[0] - 1e-12
         for dims, cuts, L in self.candidates(rows):
-            score = _score(L, criterion) + _score(total[None, :] - L, criterion)
+            score = _score(L, criterion, self.task) + _score(total[None, :] - L, criterion, self.task)
             i = int(np.argmin(score))
             if score[i] < best_score:
                 best_score, best = float(score[i]), (int(dims[i]), float(cuts[i]))
@@ -125,12 +131,12 @@ class _Grower:
         return out
 
 
-def _score(counts: np.ndarray, criterion: str) -> np.ndarray:
+def _score(counts: np.ndarray, criterion: str, task: Task) -> np.ndarray:
     """The weighted impurity of each row of class weights: weight * impurity (Gini or
-    entropy), or the misclassified weight."""
-    size = counts.sum(axis=1)
+    entropy), or the task's leaf cost (the misclassified weight; a regression loss)."""
     if criterion == "errors":
-        return Misclassification(n_classes=counts.shape[1]).costs(counts)
+        return task.costs(counts)
+    size = counts.sum(axis=1)
     safe = np.where(size > 0, size, 1.0)
     p = counts / safe[:, None]
     if criterion == "gini":

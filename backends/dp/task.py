@@ -23,7 +23,7 @@ a ``front`` task is the Pareto-front search of global constraints (``streed/pare
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -110,13 +110,130 @@ class Misclassification(Task):
         return float(total.sum() - total[label])
 
 
+@dataclass(frozen=True)
+class SquaredError(Task):
+    """Weighted squared error (regression, issue 26; CART's variance criterion, STreeD's
+    regression task): the statistics of a row are ``(w, w*v, w*v^2)`` for its target ``v``
+    (``values[y]``, less ``shift`` for precision: the error of a set does not change when
+    every target moves by the same amount); a leaf predicts the weighted mean and costs
+    ``sum w v^2 - (sum w v)^2 / sum w``. ``y`` indexes ``values``, the distinct targets."""
+
+    values: np.ndarray = field(default_factory=lambda: np.zeros(1), compare=False)
+    shift: float = 0.0
+
+    @property
+    def width(self) -> int:
+        return 3
+
+    def statistics(self, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+        v = self.values[y] - self.shift
+        wv = w * v
+        return np.stack([w, wv, wv * v], axis=-1)
+
+    def totals(self, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+        return self.statistics(y, w).sum(axis=0)
+
+    def costs(self, totals: np.ndarray) -> np.ndarray:
+        w, s1, s2 = totals[..., 0], totals[..., 1], totals[..., 2]
+        safe = np.where(w > 0, w, 1.0)
+        return np.maximum(np.where(w > 0, s2 - s1 * s1 / safe, 0.0), 0.0)
+
+    def stacked_costs(self, t: np.ndarray) -> np.ndarray:
+        """``costs`` with the statistics on the first axis (the depth-two solver's layout)."""
+        w, s1, s2 = t[0], t[1], t[2]
+        return np.maximum(np.where(w > 0, s2 - s1 * s1 / np.where(w > 0, w, 1.0), 0.0), 0.0)
+
+    def labels(self, totals: np.ndarray) -> np.ndarray:
+        w = totals[..., 0]
+        return np.where(w > 0, totals[..., 1] / np.where(w > 0, w, 1.0), 0.0) + self.shift
+
+    def leaf(self, total: np.ndarray) -> tuple[float, float]:  # type: ignore[override]
+        t = total[None, :]
+        return float(self.costs(t)[0]), float(self.labels(t)[0])
+
+    def cluster_bounds(self, y: np.ndarray, w: np.ndarray, k: int) -> np.ndarray | None:
+        """The least squared error of any tree over these rows with at most 1..k leaves
+        (the 1-D k-means bound, ``kmeans_bound``), or None when it is not computed."""
+        from .kmeans_bound import cluster_bounds
+
+        return cluster_bounds(y, w, self.values, k)
+
+    def leaf_cost_of(self, total: np.ndarray, label: float) -> float:  # type: ignore[override]
+        c = float(label) - self.shift
+        return float(total[2] - 2 * c * total[1] + c * c * total[0])
+
+
+@dataclass(frozen=True)
+class AbsoluteError(Task):
+    """Weighted absolute error (regression, issue 26; scikit-learn's ``absolute_error``):
+    a leaf predicts a weighted median of its targets and costs ``sum w |v - median|``.
+    Not a function of a few sums, but exact on fixed statistics all the same: a row's are
+    its weight in the column of its target among the distinct ``values`` (a weighted
+    histogram, as misclassification's class weights), from which the median and the cost
+    of a set are read."""
+
+    values: np.ndarray = field(default_factory=lambda: np.zeros(1), compare=False)
+
+    @property
+    def width(self) -> int:
+        return int(self.values.shape[0])
+
+    def statistics(self, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+        W = np.zeros((len(y), self.width))
+        W[np.arange(len(y)), y] = w
+        return W
+
+    def totals(self, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+        return np.bincount(y, weights=w, minlength=self.width).astype(np.float64)
+
+    def _median(self, totals: np.ndarray) -> np.ndarray:
+        """The index of the lower weighted median of each histogram (0 when empty)."""
+        cum = np.cumsum(totals, axis=-1)
+        half = cum[..., -1:] / 2.0
+        return np.argmax(cum >= half - 1e-12 * np.abs(half), axis=-1)
+
+    def costs(self, totals: np.ndarray) -> np.ndarray:
+        med = self.values[self._median(totals)]
+        return (totals * np.abs(self.values - med[..., None])).sum(axis=-1)
+
+    def labels(self, totals: np.ndarray) -> np.ndarray:
+        return self.values[self._median(totals)]
+
+    def leaf(self, total: np.ndarray) -> tuple[float, float]:  # type: ignore[override]
+        t = total[None, :]
+        return float(self.costs(t)[0]), float(self.labels(t)[0])
+
+    def leaf_cost_of(self, total: np.ndarray, label: float) -> float:  # type: ignore[override]
+        return float((total * np.abs(self.values - float(label))).sum())
+
+
 def task_of(problem) -> Task:
     """The task of a search problem (``compiler.search.TreeSearch``): misclassification,
     with the node cost of a single objective level ``a * errors + b * nodes`` (b / a), a
     Pareto front for global constraints and the per-leaf error bound (without the
     similarity bound: moving a row may make a leaf infeasible)."""
     levels = problem.levels
+    loss = getattr(problem, "loss", "misclassification")
+    if loss != "misclassification":
+        return regression_task(problem)
     node_cost = float(levels[0].nodes / levels[0].errors) if len(levels) == 1 and levels[0].errors > 0 else 0.0
     cap = problem.max_leaf_errors
     return Misclassification(node_cost=node_cost, front=bool(problem.fronts), n_classes=problem.n_classes,
                              max_leaf=math.inf if cap is None else float(cap), similarity=cap is None)
+
+
+def regression_task(problem) -> Task:
+    """The regression task of ``problem`` (``loss`` and ``target``; ``y`` indexes the
+    distinct targets), with its node cost and per-leaf bound as for misclassification."""
+    levels = problem.levels
+    node_cost = float(levels[0].nodes / levels[0].errors) if len(levels) == 1 and levels[0].errors > 0 else 0.0
+    cap = problem.max_leaf_errors
+    values = np.unique(np.asarray(problem.target, dtype=np.float64))
+    front, max_leaf = bool(problem.fronts), math.inf if cap is None else float(cap)
+    if problem.loss == "squared_error":
+        w = np.asarray(problem.weights, dtype=np.float64)
+        shift = float((w * problem.target).sum() / w.sum()) if w.sum() > 0 else 0.0
+        return SquaredError(node_cost=node_cost, front=front, max_leaf=max_leaf, values=values, shift=shift)
+    if problem.loss == "absolute_error":
+        return AbsoluteError(node_cost=node_cost, front=front, max_leaf=max_leaf, values=values)
+    raise ValueError(f"internal: no task for the loss {problem.loss!r}")

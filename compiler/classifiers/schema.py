@@ -26,6 +26,8 @@ The schema (every key listed is the only one allowed where it stands)::
     root           tree: a node; diagram: a successor
     nodes          diagram only: {"feature": i, "layer": l, "if_true": s, "if_false": s}
     seen           optional: {"categories": {column: [category, ...]}, "majority": class}
+    task           tree only, optional: "classification" (default) | "regression" (classes are
+                   then the leaves' predicted numbers)
 
 A tree node is a leaf ``{"class": c}`` or a split ``{"feature": f, "if_true": node,
 "if_false": node}`` — never both. A diagram successor is ``{"node": n}`` or
@@ -47,7 +49,7 @@ Where = tuple[str | int, ...]
 Problem = tuple[Where, str]
 
 FEATURE_KINDS = ("binary", "threshold", "category", "oblique")
-_TOP_KEYS = {"tree": {"schema", "type", "classes", "features", "input_columns", "root", "seen"},
+_TOP_KEYS = {"tree": {"schema", "type", "classes", "features", "input_columns", "root", "seen", "task"},
              "diagram": {"schema", "type", "kind", "classes", "features", "input_columns", "root", "nodes", "seen"}}
 _REQUIRED = {"tree": ("classes", "features", "root"), "diagram": ("classes", "features", "root", "nodes")}
 _MISSING_SIDE = re.compile(r"missing:(yes|no)(\|.*)?$", re.S)
@@ -101,6 +103,11 @@ def _check(obj: dict) -> None:
     _keys(obj, (), _TOP_KEYS[kind], _REQUIRED[kind])
     if kind == "diagram" and obj.get("kind", "diagram") not in ("diagram", "bdd"):
         raise SchemaProblem(("kind",), f"is {_show(obj['kind'])}; expected \"diagram\" or \"bdd\"")
+    if obj.get("task", "classification") not in ("classification", "regression"):
+        raise SchemaProblem(("task",), f"is {_show(obj['task'])}; expected \"classification\" or \"regression\"")
+    if obj.get("task") == "regression" and not all(isinstance(c, (int, float)) and not isinstance(c, bool)
+                                                  for c in obj["classes"]):
+        raise SchemaProblem(("classes",), "of a regression tree holds a value that is not a number")
     n_classes = _classes(obj["classes"])
     features = _list(obj["features"], ("features",))
     for i, f in enumerate(features):

@@ -44,6 +44,8 @@ class Tree:
     root: TreeNode
     input_columns: tuple[str, ...] = ()
     seen: Seen = Seen()  # training categories and majority, for unseen values
+    #: a regression tree (issue 26): ``classes`` are the leaves' predicted numbers
+    regression: bool = False
 
     # ------------------------------------------------------------------ structure
     def walk(self) -> Iterator[tuple[TreeNode, int]]:
@@ -131,15 +133,24 @@ class Tree:
         table = as_table(data, self.input_columns)
         labels = self.predict_binary(binarize_rows(self.features, table))
         idx = self.seen.or_named_by(self.features).resolve(table, labels, unknown)
+        if self.regression:
+            return np.asarray(self.classes, dtype=np.float64)[np.asarray(idx, dtype=np.int64)]
         return np.array([self.classes[i] for i in idx], dtype=object if any(isinstance(c, str) for c in self.classes) else None)
 
     # ------------------------------------------------------------------ rendering (E3)
-    def to_text(self) -> str:
+    def to_text(self, rows: np.ndarray | None = None) -> str:
+        """The tree as nested if/else text; ``rows`` (the leaf, ``leaf_index_binary``, of
+        each training row) adds each leaf's row count (a regression tree's render)."""
         lines: list[str] = []
+        counts = None if rows is None else np.bincount(rows[rows >= 0], minlength=self.n_leaves)
+        leaf_ids = {id(n): i for i, n in enumerate(n for n, _ in self.walk() if isinstance(n, Leaf))}
 
         def emit(node: TreeNode, indent: str) -> None:
             if isinstance(node, Leaf):
-                lines.append(f"{indent}predict {self.classes[node.label]}")
+                value = self.classes[node.label]
+                shown = f"{value:.6g}" if self.regression and isinstance(value, float) else f"{value}"
+                n = "" if counts is None else f"  ({int(counts[leaf_ids[id(node)]])} rows)"
+                lines.append(f"{indent}predict {shown}{n}")
                 return
             lines.append(f"{indent}if {self.features[node.feature].name}:")
             emit(node.if_true, indent + "    ")
@@ -160,6 +171,10 @@ class Tree:
         from .export import node_statistics
         from .onnx import to_onnx
 
+        if self.regression:
+            raise OdtError("a regression tree has no ONNX export yet (odt writes ONNX tree classifiers)",
+                           hint="save it as JSON (save / odtc solve -o) and predict with odt")
+
         weights = None if data is None else node_statistics(self, as_table(data, self.input_columns), target)[0]
         return to_onnx(self, weights)
 
@@ -178,6 +193,7 @@ class Tree:
             "input_columns": list(self.input_columns),
             "root": node(self.root),
             **({"seen": self.seen.to_json()} if self.seen.categories or self.seen.majority is not None else {}),
+            **({"task": "regression"} if self.regression else {}),
         }
 
     @staticmethod
@@ -191,7 +207,8 @@ class Tree:
             return Split(int(d["feature"]), node(d["if_true"]), node(d["if_false"]))
 
         return Tree(tuple(Feature.from_json(f) for f in obj["features"]), tuple(obj["classes"]), node(obj["root"]),
-                    tuple(obj.get("input_columns", ())), Seen.from_json(obj.get("seen")))
+                    tuple(obj.get("input_columns", ())), Seen.from_json(obj.get("seen")),
+                    regression=obj.get("task") == "regression")
 
     def save(self, path: str | Path) -> None:
         """Write JSON atomically (a temporary file renamed over the target)."""

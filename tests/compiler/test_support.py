@@ -71,6 +71,14 @@ PROGRAMS = [
     ("model tree(depth <= 2)\nsubject to { every leaf: samples <= 30 }", "C5u"),
     ("model tree(depth <= 2)\nsolve maxsat strategy incremental", "B3x"),
     ("model diagram(widths = [1, 2])\nminimize errors then nodes\nsolve milp strategy lns", "B6x"),
+    # regression (issue 26): a loss in the objective makes the numeric target a regression target
+    ("model tree(depth <= 2)\nminimize squared_error", "R1"),
+    ("model tree(depth <= 2)\nminimize mae + 0.1 * nodes", "R1a"),
+    ("model tree(depth <= 2)\nmaximize squared_error", "Rneg"),
+    ("model tree(depth <= 2)\nminimize mse\nsubject to { r2 >= 0.1 }", "R2"),
+    ("model tree(depth <= 2)\nminimize squared_error\nsubject to { squared_error >= 1 }", "R3"),
+    ("model tree(depth <= 2)\nminimize squared_error\nsubject to { features_used <= 1 }", "R3"),
+    ("model tree(depth <= 2)\nminimize squared_error\nsubject to { uses a }", "R3"),
 ]
 
 

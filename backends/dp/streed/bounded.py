@@ -86,6 +86,7 @@ class BoundedSearch(Search):
         self.depth_two_solves = 0  # inside the compiled depth-three calls
         self._table: tuple | None = None
         self.vals2: dict[bytes, np.ndarray] = {}  # rows -> compiled depth-two values (``_small_compiled``)
+        self._cluster: dict[bytes, np.ndarray] = {}  # rows -> the task's k-means bounds (``_task_bound``)
 
     # ------------------------------------------------------------------ values below depth three
     def _small(self, S: np.ndarray, d: int, k: int, state: State, decoding: bool = False) -> tuple[float, int]:
@@ -264,7 +265,8 @@ class BoundedSearch(Search):
             masks = (col, ~col) if big_right else (~col, col)
             rows = (S[masks[0]], S[masks[1]])
             sims = (sim_r[j], sim_l[j]) if big_right else (sim_l[j], sim_r[j])
-            lbs = [np.maximum(self._known((rows[i].tobytes(), d - 1, child), d - 1, sub), sims[i]) for i in (0, 1)]
+            lbs = [np.maximum(np.maximum(self._known((rows[i].tobytes(), d - 1, child), d - 1, sub), sims[i]),
+                              self._task_bound(rows[i], d - 1, sub)) for i in (0, 1)]
             for kl, kr in budgets:
                 ks = (kr, kl) if big_right else (kl, kr)
                 u = min(ub, best - self.gap)
@@ -301,6 +303,23 @@ class BoundedSearch(Search):
             sim_r[j + 1:] = np.maximum((Bd[:, None, :] - off_right[:, :, None]).max(axis=0), 0.0)
             least_sum[j + 1:] = (sim_l[j + 1:, kls] + sim_r[j + 1:, krs]).min(axis=1)
         return best, choice, lb_split
+
+    def _task_bound(self, S: np.ndarray, d: int, top: int) -> np.ndarray | float:
+        """Per node budget 0..top, a lower bound on the value (loss + c * nodes) of a tree of
+        depth ``d`` over rows ``S`` from the task (regression's k-means bound: i nodes make
+        at most i + 1 leaves), kept per row set; 0 for a task without one, and for a child
+        of depth two or less (solved exactly by the depth-two solver at about the bound's
+        cost: the bound would save nothing there)."""
+        bounds = getattr(self.task, "cluster_bounds", None)
+        if bounds is None or d < 3:
+            return 0.0
+        key = S.tobytes()
+        km = self._cluster.get(key)
+        if km is None:
+            got = bounds(self.y[S], self.w[S], 1 << d)
+            km = self._cluster[key] = np.zeros(1 << d) if got is None else got
+        j = np.arange(top + 1)
+        return np.minimum.accumulate(km[np.minimum(j, km.shape[0] - 1)] + self.c * j)
 
     # ------------------------------------------------------------------ decoding
     def decode_best(self, S: np.ndarray, d: int, k: int, state: State):

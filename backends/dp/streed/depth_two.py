@@ -19,7 +19,7 @@ import numpy as np
 INF = float("inf")
 
 
-def _err(w: np.ndarray) -> np.ndarray:
+def _misclassified(w: np.ndarray) -> np.ndarray:
     """Misclassification of a leaf per class-weight vector (first axis: classes), as
     elementwise operations on contiguous slices (a reduction over a short axis is slow)."""
     total, most = w[0].copy(), w[0].copy()
@@ -31,7 +31,8 @@ def _err(w: np.ndarray) -> np.ndarray:
 
 def depth_two(Bf: np.ndarray, Wc: np.ndarray, ok_root: np.ndarray, min_leaf: int, min_node: int, leaf_err: float,
               ok_left: np.ndarray | None = None, ok_right: np.ndarray | None = None,
-              freq: tuple | None = None, compiled: bool = True) -> tuple[np.ndarray, list[tuple[int, int, int] | None]]:
+              freq: tuple | None = None, compiled: bool = True,
+              leaf_cost=None) -> tuple[np.ndarray, list[tuple[int, int, int] | None]]:
     """``E[i]``, the least error with at most i nodes (i = 0..3), and the choice for each.
 
     ``Bf``: (s, m) 0/1 floats of the rows; ``Wc``: (s, C) class weights of the rows;
@@ -39,9 +40,12 @@ def depth_two(Bf: np.ndarray, Wc: np.ndarray, ok_root: np.ndarray, min_leaf: int
     / ``ok_right[f, g]``: g allowed below f on the side where f fails / holds (path
     constraints and ``same_leaf``; all allowed when None); ``freq``: the rows' pair
     frequencies (counts, C1, C2) when already known; ``compiled``: the compiled kernels may
-    be used (when numba imports)."""
+    be used (when numba imports); ``leaf_cost``: the cost of a leaf per statistics vector
+    (first axis: the statistics) of another task than misclassification (the task's
+    ``stacked_costs``: regression's squared error), on numpy."""
     s, m = Bf.shape
-    if compiled and _kernels_available():
+    _err = _misclassified if leaf_cost is None else leaf_cost
+    if compiled and leaf_cost is None and _kernels_available():
         if freq is None:
             from . import kernels
 

@@ -28,12 +28,16 @@ from .. import jit
 from ..anytime import Timeout
 from ..task import Misclassification, Task
 from .branch import Ingredients, State
+from .binarize import first_of_partitions
 from .depth_two import depth_two, depth_two_compiled
 
 INF = float("inf")
 #: more classes than this: a subproblem's depth-one costs come from one weighted count per
 #: candidate instead of a product with its (rows x classes) weight matrix
 WIDE_CLASSES = 64
+#: the most candidates the numpy depth-two solver of a regression task takes: it holds a few
+#: (statistics x candidates x candidates) arrays (2048: about 100 MB each)
+PAIRED_MAX = 2048
 Choice = tuple[int, int, int] | None  # (candidate, left budget, right budget) or a leaf
 
 
@@ -69,6 +73,10 @@ class Search:
         self.n_classes = task.width
         #: the compiled kernels count class weights: misclassification's own, without a per-leaf bound
         self.compiled_task = task.KERNEL == Misclassification.KERNEL and task.max_leaf == INF
+        #: a task of a few statistics with a numpy leaf cost over stacked statistics (regression's
+        #: squared error): the depth-two solver's pair sums, on numpy
+        self.paired_task = getattr(task, "stacked_costs", None) is not None and task.max_leaf == INF \
+            and B.shape[1] <= PAIRED_MAX
         #: a leaf costing more than this is infeasible (``every leaf: errors <= e``), up to rounding
         self.max_leaf = task.max_leaf + 1e-9 * (1.0 + abs(task.max_leaf)) if task.max_leaf < INF else INF
         self.ingr = ingredients
@@ -173,7 +181,7 @@ class Search:
             raise Timeout
         if d == 1:
             entry = self._depth_one(S, k, state)
-        elif d == 2 and self.compiled_task:  # the specialised depth-two solver counts class weights
+        elif d == 2 and (self.compiled_task or self.paired_task):  # the specialised depth-two solver
             entry = self._depth_two(S, k, state)
         else:
             entry = self._general(S, d, k, state)
@@ -218,7 +226,9 @@ class Search:
             freq = _kernels().bit_frequencies(indptr, indices, label, S, self.B.shape[1], self.n_classes)
         elif freq is None and self.incremental and self.compiled:
             freq = self._slot_frequencies(S)
-        if freq is not None and self.compiled:
+        if self.paired_task:
+            E, choice = self._paired_depth_two(S, ok, err, ok_left, ok_right)
+        elif freq is not None and self.compiled:
             E, choice = depth_two_compiled(freq, self.class_totals(S), S.shape[0], ok, self.min_leaf, self.min_node,
                                            err, ok_left, ok_right, self.incremental)
         else:
@@ -227,6 +237,29 @@ class Search:
         if not self.counting:
             return Entry(E[3:], choice[3:], 0)
         return Entry(E[: k + 1].copy(), choice[: k + 1], k)
+
+    def _paired_depth_two(self, S: np.ndarray, ok: np.ndarray, err: float, ok_left: np.ndarray | None,
+                          ok_right: np.ndarray | None) -> tuple[np.ndarray, list]:
+        """The depth-two solver on a task's stacked statistics (regression), over the
+        candidates that split ``S`` in distinct ways: with every candidate allowed
+        everywhere, one constant on ``S`` splits nothing and equal or complementary ones
+        split alike (the solver weighs both sides of each), so only the first of each
+        partition of ``S`` is kept (the pair sums cost rows x candidates^2)."""
+        cost = getattr(self.task, "stacked_costs")
+        keep = None
+        if ok_left is None and bool(ok.all()):
+            BS = self.B[S]
+            n1 = BS.sum(axis=0)
+            live = np.flatnonzero((n1 > 0) & (n1 < S.shape[0]))
+            keep = live[first_of_partitions(BS[:, live])] if live.size else live
+        if keep is None or keep.size == ok.shape[0]:
+            return depth_two(self.Bf[S], self.class_matrix(S), ok, self.min_leaf, self.min_node, err, ok_left,
+                             ok_right, None, compiled=False, leaf_cost=cost)
+        if not keep.size:
+            return np.full(4, err), [None] * 4
+        E, choice = depth_two(self.Bf[np.ix_(S, keep)], self.class_matrix(S), ok[keep], self.min_leaf, self.min_node,
+                              err, None, None, None, compiled=False, leaf_cost=cost)
+        return E, [None if c is None else (int(keep[c[0]]), c[1], c[2]) for c in choice]
 
     def _rows_csr(self) -> tuple:
         """Each row's true candidates (CSR: indptr, indices), class (-1: weight zero) and weight."""
