@@ -561,8 +561,9 @@ class DepthTwo:
             if st[2] >= 0 and inc_arr[0] != best_seen:
                 best_seen = inc_arr[0]
                 inc.set(float(inc_arr[0]), None, int(inc_arr[1]), int(inc_arr[2]))
-                if is_root and not done:  # anytime: keep the root incumbent current
-                    self.d2_tree(node, inc, (int(st[2]), int(st[3])))
+                if is_root and not done:  # anytime: keep the root incumbent current (built if it is the answer)
+                    f, z = int(st[2]), int(st[3])
+                    inc.tree = _LazyD2(-1, node.rows, f, z, self.threshold(node, f, z))
                     self.report_root(inc)
             if done:
                 break

@@ -189,11 +189,26 @@ def _eval_multi(ordl, posl, cls, wts, tot, valid, has_splits, goleft, cl, ca, tl
 
 
 @njit(cache=True, nogil=True)
-def _eval_multi_cuts(ordl, posl, cls, wts, tot, cuts, cstart, cacc, has_splits, gl, cl, tl, tr, f1, z):  # pragma: no cover
+def _eval_multi_cuts(ordl, posl, cls, wts, tot, cuts, cstart, cacc, has_splits, gl, cl, tl, tr, f1, z,
+                     cap=np.inf):  # pragma: no cover
     """:func:`_eval_multi` over the candidate positions: the left class weights are
     accumulated branch-free between consecutive candidates (``gl`` 1 for a row going left,
-    else 0), the all-row class weights at candidate c are read from ``cacc[c]``, and a
-    side's score is recomputed only when one of its rows moved. Same values."""
+    else 0) and the all-row class weights at candidate c are read from ``cacc[c]``. Same
+    values.
+
+    A side's score (``max_k C_k + max_k (T_k - C_k)``, its weight minus its depth-one
+    errors) moves by at most the weight of the side's rows that pass the second cut
+    (one row of weight w raises one ``C_k`` by w: the first max rises by at most w, the
+    second falls by at most w). So a candidate is only scored when the side's last score
+    plus the weight moved since could beat the side's best, and a side is done with
+    ``f2`` when its last score plus all of its rows still ahead cannot (ConTree's
+    ``can_skip`` / ``is_zero``); ``f2`` ends when both sides are. The margin ``eps`` keeps
+    every skipped candidate strictly below the best, whatever the rounding of fractional
+    weights (integral weights differ by at least 1).
+
+    ``cap``: a side whose optimum is above ``cap`` errors may be given as ``cap`` (a
+    lower bound): its best starts at ``cap`` errors, as ConTree's does at the upper
+    bound, so that far more candidates are skipped; a side at or below ``cap`` is exact."""
     p, m = ordl.shape
     K = tot.shape[0]
     for r in range(m):
@@ -218,8 +233,9 @@ def _eval_multi_cuts(ordl, posl, cls, wts, tot, cuts, cstart, cacc, has_splits, 
     eL = nl - mtl
     eR = nr - mtr
     if has_splits:
-        bestL = -np.inf
-        bestR = -np.inf
+        eps = 1e-12 * (nl + nr)
+        bestL = max(mtl, nl - cap)  # a leaf (its score: the side's largest class weight), or the cap
+        bestR = max(mtr, nr - cap)
         for f2 in range(p):
             c0 = cstart[f2]
             c1 = cstart[f2 + 1]
@@ -227,17 +243,27 @@ def _eval_multi_cuts(ordl, posl, cls, wts, tot, cuts, cstart, cacc, has_splits, 
                 continue
             for k in range(K):
                 cl[k] = 0.0
+            lastL = mtl  # score at the last scored candidate (none moved yet: the leaf)
+            lastR = mtr
+            sL = 0.0  # weight of the side's rows passed so far
+            sA = 0.0  # of all rows passed so far
+            pL = 0.0  # sL at the last scored candidate
+            pR = 0.0  # (sA - sL) at the last scored candidate
+            doneL = lastL + nl <= bestL - eps
+            doneR = lastR + nr <= bestR - eps
             i = 0
             for c in range(c0, c1):
+                if doneL and doneR:
+                    break
                 e = cuts[c]
-                moved = 0
-                start = i
                 while i <= e:
-                    g = gl[ordl[f2, i]]
-                    cl[cls[f2, i]] += wts[f2, i] * g
-                    moved += g
+                    wv = wts[f2, i]
+                    g = wv * gl[ordl[f2, i]]
+                    cl[cls[f2, i]] += g
+                    sL += g
+                    sA += wv
                     i += 1
-                if moved > 0:
+                if not doneL and sL > pL and lastL + (sL - pL) > bestL - eps:
                     a1 = -np.inf
                     a2 = -np.inf
                     for k in range(K):
@@ -246,9 +272,13 @@ def _eval_multi_cuts(ordl, posl, cls, wts, tot, cuts, cstart, cacc, has_splits, 
                         v = tl[k] - cl[k]
                         if v > a2:
                             a2 = v
-                    if a1 + a2 > bestL:
-                        bestL = a1 + a2
-                if moved < i - start:
+                    lastL = a1 + a2
+                    pL = sL
+                    if lastL > bestL:
+                        bestL = lastL
+                    doneL = lastL + (nl - pL) <= bestL - eps
+                sR = sA - sL
+                if not doneR and sR > pR and lastR + (sR - pR) > bestR - eps:
                     c1_ = -np.inf
                     c2_ = -np.inf
                     for k in range(K):
@@ -258,8 +288,11 @@ def _eval_multi_cuts(ordl, posl, cls, wts, tot, cuts, cstart, cacc, has_splits, 
                         v = tr[k] - cr
                         if v > c2_:
                             c2_ = v
-                    if c1_ + c2_ > bestR:
-                        bestR = c1_ + c2_
+                    lastR = c1_ + c2_
+                    pR = sR
+                    if lastR > bestR:
+                        bestR = lastR
+                    doneR = lastR + (nr - pR) <= bestR - eps
         eL = min(eL, nl - bestL)
         eR = min(eR, nr - bestR)
     return eL, eR
