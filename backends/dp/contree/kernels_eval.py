@@ -188,6 +188,66 @@ def _eval_multi(ordl, posl, cls, wts, tot, valid, has_splits, goleft, cl, ca, tl
     return eL, eR
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _root_sides(ordl, posl, cls, wts, tot, gl, cl, tl, tr, f1, z):  # pragma: no cover
+    """The root split (f1, z) of the multiclass evaluators: ``gl[r]`` 1 for a local row
+    going left, else 0; ``tl`` / ``tr`` the class weights of the left / right side (summed
+    along feature 0's order); returns both sides' weights and largest class weights."""
+    m = ordl.shape[1]
+    K = tot.shape[0]
+    for r in range(m):
+        gl[r] = 1 if posl[f1, r] <= z else 0
+    for k in range(K):
+        cl[k] = 0.0
+    for i in range(m):  # class weights going left, along feature 0's order
+        cl[cls[0, i]] += wts[0, i] * gl[ordl[0, i]]
+    nl = 0.0
+    nr = 0.0
+    mtl = -np.inf
+    mtr = -np.inf
+    for k in range(K):
+        tl[k] = cl[k]
+        tr[k] = tot[k] - tl[k]
+        nl += tl[k]
+        nr += tr[k]
+        if tl[k] > mtl:
+            mtl = tl[k]
+        if tr[k] > mtr:
+            mtr = tr[k]
+    return nl, nr, mtl, mtr
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _left_score(cl, tl, K):  # pragma: no cover
+    """Weight minus depth-one errors of the root's left side split after a candidate:
+    ``max_k C_k + max_k (T_k - C_k)`` of its class weights ``cl`` before the candidate."""
+    a1 = -np.inf
+    a2 = -np.inf
+    for k in range(K):
+        if cl[k] > a1:
+            a1 = cl[k]
+        v = tl[k] - cl[k]
+        if v > a2:
+            a2 = v
+    return a1 + a2
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _right_score(cacc, c, cl, tr, K):  # pragma: no cover
+    """:func:`_left_score` of the right side at candidate ``c``: its class weights before
+    the candidate are all rows' (``cacc[c]``) minus the left side's."""
+    c1 = -np.inf
+    c2 = -np.inf
+    for k in range(K):
+        cr = cacc[c, k] - cl[k]
+        if cr > c1:
+            c1 = cr
+        v = tr[k] - cr
+        if v > c2:
+            c2 = v
+    return c1 + c2
+
+
 @njit(cache=True, nogil=True)
 def _eval_multi_cuts(ordl, posl, cls, wts, tot, cuts, cstart, cacc, has_splits, gl, cl, tl, tr, f1, z,
                      cap=np.inf):  # pragma: no cover
@@ -211,25 +271,7 @@ def _eval_multi_cuts(ordl, posl, cls, wts, tot, cuts, cstart, cacc, has_splits, 
     bound, so that far more candidates are skipped; a side at or below ``cap`` is exact."""
     p, m = ordl.shape
     K = tot.shape[0]
-    for r in range(m):
-        gl[r] = 1 if posl[f1, r] <= z else 0
-    for k in range(K):
-        cl[k] = 0.0
-    for i in range(m):  # class weights going left, along feature 0's order
-        cl[cls[0, i]] += wts[0, i] * gl[ordl[0, i]]
-    nl = 0.0
-    nr = 0.0
-    mtl = -np.inf
-    mtr = -np.inf
-    for k in range(K):
-        tl[k] = cl[k]
-        tr[k] = tot[k] - tl[k]
-        nl += tl[k]
-        nr += tr[k]
-        if tl[k] > mtl:
-            mtl = tl[k]
-        if tr[k] > mtr:
-            mtr = tr[k]
+    nl, nr, mtl, mtr = _root_sides(ordl, posl, cls, wts, tot, gl, cl, tl, tr, f1, z)
     eL = nl - mtl
     eR = nr - mtr
     if has_splits:
@@ -264,31 +306,14 @@ def _eval_multi_cuts(ordl, posl, cls, wts, tot, cuts, cstart, cacc, has_splits, 
                     sA += wv
                     i += 1
                 if not doneL and sL > pL and lastL + (sL - pL) > bestL - eps:
-                    a1 = -np.inf
-                    a2 = -np.inf
-                    for k in range(K):
-                        if cl[k] > a1:
-                            a1 = cl[k]
-                        v = tl[k] - cl[k]
-                        if v > a2:
-                            a2 = v
-                    lastL = a1 + a2
+                    lastL = _left_score(cl, tl, K)
                     pL = sL
                     if lastL > bestL:
                         bestL = lastL
                     doneL = lastL + (nl - pL) <= bestL - eps
                 sR = sA - sL
                 if not doneR and sR > pR and lastR + (sR - pR) > bestR - eps:
-                    c1_ = -np.inf
-                    c2_ = -np.inf
-                    for k in range(K):
-                        cr = cacc[c, k] - cl[k]
-                        if cr > c1_:
-                            c1_ = cr
-                        v = tr[k] - cr
-                        if v > c2_:
-                            c2_ = v
-                    lastR = c1_ + c2_
+                    lastR = _right_score(cacc, c, cl, tr, K)
                     pR = sR
                     if lastR > bestR:
                         bestR = lastR
