@@ -12,7 +12,8 @@ the geometric mean of the ratios (overall and for depths 2-3).
 With ``--repeats R`` every (dataset, depth) runs R interleaved rounds (odt fit, pycontree
 fit[, odt process, pycontree process]) and the table shows medians, so load from other
 processes on the shared machine hits both sides alike; the spread (max/min of the R
-times) is printed as the noise. ``--process`` adds whole-process times: ``odtc solve`` on
+times) is printed as the noise, and ``cpu`` is the ratio of the fits' process times (less hit by other
+load on a shared machine than the wall times). ``--process`` adds whole-process times: ``odtc solve`` on
 a generated program (``auto``, no backend named, as a user runs it) and a fresh Python
 process that reads the same CSV and fits pycontree.
 
