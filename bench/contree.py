@@ -12,7 +12,8 @@ the geometric mean of the ratios (overall and for depths 2-3).
 With ``--repeats R`` every (dataset, depth) runs R interleaved rounds (odt fit, pycontree
 fit[, odt process, pycontree process]) and the table shows medians, so load from other
 processes on the shared machine hits both sides alike; the spread (max/min of the R
-times) is printed as the noise. ``--process`` adds whole-process times: ``odtc solve`` on
+times) is printed as the noise, and ``cpu`` is the ratio of the fits' process times (less hit by other
+load on a shared machine than the wall times). ``--process`` adds whole-process times: ``odtc solve`` on
 a generated program (``auto``, no backend named, as a user runs it) and a fresh Python
 process that reads the same CSV and fits pycontree.
 
@@ -92,11 +93,12 @@ def warm_up(dp) -> None:
 def fit_odt(X, y, depth, limit):
     dp = load_dp_search()
     dp.optimal_tree(X[:100], y[:100], 3, n_classes=int(y.max()) + 1)  # warm-up
+    c = time.process_time()
     t = time.perf_counter()
     res = dp.optimal_tree(X, y, depth, time_limit=limit)
     seconds = time.perf_counter() - t
-    return {"seconds": seconds, "errors": int(round(res.cost)), "optimal": res.status == "optimal",
-            "lower_bound": res.lower_bound}
+    return {"seconds": seconds, "cpu": time.process_time() - c, "errors": int(round(res.cost)),
+            "optimal": res.status == "optimal", "lower_bound": res.lower_bound}
 
 
 def fit_pycontree(X, y, depth, limit):
@@ -105,11 +107,13 @@ def fit_pycontree(X, y, depth, limit):
     warnings.filterwarnings("ignore")
     ConTree(max_depth=2, time_limit=limit).fit(X[:100], y[:100])  # warm-up
     model = ConTree(max_depth=depth, time_limit=limit)
+    c = time.process_time()
     t = time.perf_counter()
     model.fit(X, y)
     seconds = time.perf_counter() - t
+    cpu = time.process_time() - c
     optimal = bool(model._config.is_within_time_limit()) and seconds < limit
-    return {"seconds": seconds, "errors": int((model.predict(X) != y).sum()), "optimal": optimal}
+    return {"seconds": seconds, "cpu": cpu, "errors": int((model.predict(X) != y).sum()), "optimal": optimal}
 
 
 def odt_program(path: Path, depth: int, folder: Path) -> Path:
@@ -182,6 +186,8 @@ def median_run(runs: list[dict]) -> dict:
     out["seconds"] = statistics.median(secs)
     out["spread"] = max(secs) / min(secs) if min(secs) > 0 else float("inf")
     out["optimal"] = all(r["optimal"] for r in ok)
+    if all("cpu" in r for r in ok):
+        out["cpu"] = statistics.median(r["cpu"] for r in ok)
     if "solve" in out and all(r.get("solve") is not None for r in ok):
         out["solve"] = statistics.median(r["solve"] for r in ok)
     return out
@@ -275,10 +281,11 @@ def main(argv=None) -> int:
           f"limit {args.limit:g}s per fit, budget {args.budget:g} min, cores {os.cpu_count()}")
     print(f"# one-off kernel warm-up in the parent (JIT compile, or load of numba's on-disk cache): "
           f"{warm_s:.2f}s, not included in the fit times")
-    print(f"# {args.repeats} interleaved round(s) per row, medians; noise = max/min time over the rounds"
+    print(f"# {args.repeats} interleaved round(s) per row, medians; noise = max/min time over the rounds; "
+          "cpu = odt / pycontree CPU time of the fit (less hit by other processes on a shared machine)"
           + ("; proc = whole process (odtc solve, auto) vs python + pycontree reading the same CSV" if args.process else ""))
     header = (f"{'dataset':22s} {'n':>6s} {'p':>3s} {'K':>3s} {'d':>2s} | {'odt s':>8s} {'pyct s':>8s} "
-              f"{'ratio':>6s} {'noise':>5s} |")
+              f"{'ratio':>6s} {'noise':>5s} {'cpu':>5s} |")
     if args.process:
         header += f" {'odt proc':>8s} {'pyct proc':>9s} {'ratio':>6s} {'noise':>5s} |"
     header += f" {'odt err':>7s} {'pyct err':>8s} {'match':>5s} | {'odt MB':>7s} {'pyct MB':>7s}"
@@ -322,7 +329,8 @@ def main(argv=None) -> int:
             both = o["optimal"] and c["optimal"]
             match = ("yes" if o["errors"] == c["errors"] else "NO") if both else "n/a"
             ratio = o["seconds"] / c["seconds"] if c["seconds"] > 0 else float("inf")
-            line = f"{tag} {fmt(o)} {fmt(c)} {ratio:6.2f} {max(o['spread'], c['spread']):5.2f} |"
+            cratio = o["cpu"] / c["cpu"] if c.get("cpu") and "cpu" in o else float("nan")
+            line = f"{tag} {fmt(o)} {fmt(c)} {ratio:6.2f} {max(o['spread'], c['spread']):5.2f} {cratio:5.2f} |"
             pratio = float("nan")
             if args.process:
                 po, pc = median_run(runs["po"]), median_run(runs["pc"])
@@ -335,7 +343,7 @@ def main(argv=None) -> int:
                     line += f" {fmt(po)} {fmt(pc):>9s} {pratio:6.2f} {max(po['spread'], pc['spread']):5.2f} |"
             line += f" {o['errors']:7d} {c['errors']:8d} {match:>5s} | {o['rss_mb']:7.1f} {c['rss_mb']:7.1f}"
             print(line, flush=True)
-            rows.append((n, depth, o, c, ratio, both, match, pratio))
+            rows.append((n, depth, o, c, ratio, both, match, pratio, cratio))
 
     print()
     solved = [r for r in rows if r[5]]
@@ -349,6 +357,7 @@ def main(argv=None) -> int:
             worst = max(sel, key=lambda r: r[4])
             msg = (f"  depth {d}: solve geomean {geomean([r[4] for r in sel]):.2f} over {len(sel)} datasets "
                    f"(worst {worst[0]} {worst[4]:.2f})")
+            msg += f", CPU-time geomean {geomean([r[8] for r in sel]):.2f}"
             if args.process:
                 msg += f", whole process geomean {geomean([r[7] for r in sel]):.2f}"
             print(msg)

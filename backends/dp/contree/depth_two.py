@@ -40,6 +40,7 @@ class DepthTwo:
         wide: bool
         d2_sequential: bool
         batch_elems: int
+        d2_budget: int
         round_elems: int
         pall_elems: int
         pruning: PruningRules
@@ -531,7 +532,7 @@ class DepthTwo:
         if not is_root:  # one compiled call, scalars out: most sub-problems end here
             done, bf, bz, n_evals, n_sp = kern.d2_quick(
                 node.rows, node.order, node.vals, self.y, self.w, self.wd, sgn, K, self.scratch_pos, inc_arr,
-                gap, self.tol, self.rules_arr, 2 * self.batch_elems, self.wide, ml, lb1, seed[0], seed[1])
+                gap, self.tol, self.rules_arr, self.d2_budget, self.wide, ml, lb1, seed[0], seed[1])
             if done:
                 self.stats["splits_evaluated"] += int(n_evals)
                 self.stats["d2_calls"] += int(n_evals)
@@ -549,7 +550,7 @@ class DepthTwo:
         (done, ordl, posl, valid, wcum, cuts, cstart, wcs, S, Sall, tot, cls, wts, cacc, queue, st, tcL, tcR, thL,
          thR, mlr, counts, Atot, Btot, max_evals, xL, xR) = kern.d2_run(
             node.rows, node.order, node.vals, self.y, self.w, self.wd, sgn, K, self.scratch_pos, inc_arr, gap,
-            self.tol, self.rules_arr, 2 * self.batch_elems, self.wide, ml, lb1, seed[0], seed[1], False, inc_arr)
+            self.tol, self.rules_arr, self.d2_budget, self.wide, ml, lb1, seed[0], seed[1], False, inc_arr)
         node.loc = (ordl, posl)  # kept for the tree (d2_tree) and other depth-two calls
         node.valid = valid
         node._wcum = wcum
@@ -561,8 +562,9 @@ class DepthTwo:
             if st[2] >= 0 and inc_arr[0] != best_seen:
                 best_seen = inc_arr[0]
                 inc.set(float(inc_arr[0]), None, int(inc_arr[1]), int(inc_arr[2]))
-                if is_root and not done:  # anytime: keep the root incumbent current
-                    self.d2_tree(node, inc, (int(st[2]), int(st[3])))
+                if is_root and not done:  # anytime: keep the root incumbent current (built if it is the answer)
+                    f, z = int(st[2]), int(st[3])
+                    inc.tree = _LazyD2(-1, node.rows, f, z, self.threshold(node, f, z))
                     self.report_root(inc)
             if done:
                 break
@@ -602,7 +604,7 @@ class DepthTwo:
         self.check_time()
         done, bf, bz, n_evals, n_sp, n_first = kern.d2_two_phase(
             node.rows, node.order, node.vals, self.y, self.w, self.wd, sgn, K, self.scratch_pos, inc_arr, inc1, gap,
-            self.tol, self.rules_arr, 2 * self.batch_elems, self.wide, ml)
+            self.tol, self.rules_arr, self.d2_budget, self.wide, ml)
         if not done:  # a large sub-problem: start over with the resumable calls
             inc_arr = fresh()
             inc1 = inc_arr.copy()
@@ -610,7 +612,7 @@ class DepthTwo:
             (done, ordl, posl, valid, wcum, cuts, cstart, wcs, S, Sall, tot, cls, wts, cacc, queue, st, tcL, tcR, thL,
              thR, mlr, counts, Atot, Btot, max_evals, xL, xR) = kern.d2_run(
                 node.rows, node.order, node.vals, self.y, self.w, self.wd, sgn, K, self.scratch_pos, inc1, gap,
-                self.tol, self.rules_arr, 2 * self.batch_elems, self.wide, ml, 0.0, -1, -1, True, inc_arr)
+                self.tol, self.rules_arr, self.d2_budget, self.wide, ml, 0.0, -1, -1, True, inc_arr)
             kind = 2 if K == 2 else 0 if self.wide else K
             while not done:
                 self.check_time()

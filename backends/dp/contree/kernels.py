@@ -181,7 +181,12 @@ def d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, cacc, 
             elif kind == 0:
                 tL, tR = eval_wide(ordl, posl, cls, wts, tot, cuts, cstart, hs, gl, cl, ca, tl, tr, pre_l, pre_r, f, z)
             else:
-                tL, tR = _eval_multi_cuts(ordl, posl, cls, wts, tot, cuts, cstart, cacc, hs, gl, cl, tl, tr, f, z)
+                # a side above ``side_cap`` is only known to be above it: the rules then act as on
+                # its exact cost (NB and IS prune all of [i, j], SP every interval after: the
+                # bound only falls), and the split is no incumbent
+                side_cap = max(B, _bound_for(inc, f, i) - gap) + max(wc[w] - wc[i], wc[j] - wc[w]) + 1.0 + 2.0 * tol
+                tL, tR = _eval_multi_cuts(ordl, posl, cls, wts, tot, cuts, cstart, cacc, hs, gl, cl, tl, tr, f, z,
+                                          side_cap)
             uL = tL
             uR = tR
         if twin:  # keep the constrained costs, search on the unconstrained ones

@@ -188,13 +188,12 @@ def _eval_multi(ordl, posl, cls, wts, tot, valid, has_splits, goleft, cl, ca, tl
     return eL, eR
 
 
-@njit(cache=True, nogil=True)
-def _eval_multi_cuts(ordl, posl, cls, wts, tot, cuts, cstart, cacc, has_splits, gl, cl, tl, tr, f1, z):  # pragma: no cover
-    """:func:`_eval_multi` over the candidate positions: the left class weights are
-    accumulated branch-free between consecutive candidates (``gl`` 1 for a row going left,
-    else 0), the all-row class weights at candidate c are read from ``cacc[c]``, and a
-    side's score is recomputed only when one of its rows moved. Same values."""
-    p, m = ordl.shape
+@njit(cache=True, nogil=True, inline="always")
+def _root_sides(ordl, posl, cls, wts, tot, gl, cl, tl, tr, f1, z):  # pragma: no cover
+    """The root split (f1, z) of the multiclass evaluators: ``gl[r]`` 1 for a local row
+    going left, else 0; ``tl`` / ``tr`` the class weights of the left / right side (summed
+    along feature 0's order); returns both sides' weights and largest class weights."""
+    m = ordl.shape[1]
     K = tot.shape[0]
     for r in range(m):
         gl[r] = 1 if posl[f1, r] <= z else 0
@@ -215,11 +214,70 @@ def _eval_multi_cuts(ordl, posl, cls, wts, tot, cuts, cstart, cacc, has_splits, 
             mtl = tl[k]
         if tr[k] > mtr:
             mtr = tr[k]
+    return nl, nr, mtl, mtr
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _left_score(cl, tl, K):  # pragma: no cover
+    """Weight minus depth-one errors of the root's left side split after a candidate:
+    ``max_k C_k + max_k (T_k - C_k)`` of its class weights ``cl`` before the candidate."""
+    a1 = -np.inf
+    a2 = -np.inf
+    for k in range(K):
+        if cl[k] > a1:
+            a1 = cl[k]
+        v = tl[k] - cl[k]
+        if v > a2:
+            a2 = v
+    return a1 + a2
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _right_score(cacc, c, cl, tr, K):  # pragma: no cover
+    """:func:`_left_score` of the right side at candidate ``c``: its class weights before
+    the candidate are all rows' (``cacc[c]``) minus the left side's."""
+    c1 = -np.inf
+    c2 = -np.inf
+    for k in range(K):
+        cr = cacc[c, k] - cl[k]
+        if cr > c1:
+            c1 = cr
+        v = tr[k] - cr
+        if v > c2:
+            c2 = v
+    return c1 + c2
+
+
+@njit(cache=True, nogil=True)
+def _eval_multi_cuts(ordl, posl, cls, wts, tot, cuts, cstart, cacc, has_splits, gl, cl, tl, tr, f1, z,
+                     cap=np.inf):  # pragma: no cover
+    """:func:`_eval_multi` over the candidate positions: the left class weights are
+    accumulated branch-free between consecutive candidates (``gl`` 1 for a row going left,
+    else 0) and the all-row class weights at candidate c are read from ``cacc[c]``. Same
+    values.
+
+    A side's score (``max_k C_k + max_k (T_k - C_k)``, its weight minus its depth-one
+    errors) moves by at most the weight of the side's rows that pass the second cut
+    (one row of weight w raises one ``C_k`` by w: the first max rises by at most w, the
+    second falls by at most w). So a candidate is only scored when the side's last score
+    plus the weight moved since could beat the side's best, and a side is done with
+    ``f2`` when its last score plus all of its rows still ahead cannot (ConTree's
+    ``can_skip`` / ``is_zero``); ``f2`` ends when both sides are. The margin ``eps`` keeps
+    every skipped candidate strictly below the best, whatever the rounding of fractional
+    weights (integral weights differ by at least 1).
+
+    ``cap``: a side whose optimum is above ``cap`` errors may be given as ``cap`` (a
+    lower bound): its best starts at ``cap`` errors, as ConTree's does at the upper
+    bound, so that far more candidates are skipped; a side at or below ``cap`` is exact."""
+    p, m = ordl.shape
+    K = tot.shape[0]
+    nl, nr, mtl, mtr = _root_sides(ordl, posl, cls, wts, tot, gl, cl, tl, tr, f1, z)
     eL = nl - mtl
     eR = nr - mtr
     if has_splits:
-        bestL = -np.inf
-        bestR = -np.inf
+        eps = 1e-12 * (nl + nr)
+        bestL = max(mtl, nl - cap)  # a leaf (its score: the side's largest class weight), or the cap
+        bestR = max(mtr, nr - cap)
         for f2 in range(p):
             c0 = cstart[f2]
             c1 = cstart[f2 + 1]
@@ -227,39 +285,39 @@ def _eval_multi_cuts(ordl, posl, cls, wts, tot, cuts, cstart, cacc, has_splits, 
                 continue
             for k in range(K):
                 cl[k] = 0.0
+            lastL = mtl  # score at the last scored candidate (none moved yet: the leaf)
+            lastR = mtr
+            sL = 0.0  # weight of the side's rows passed so far
+            sA = 0.0  # of all rows passed so far
+            pL = 0.0  # sL at the last scored candidate
+            pR = 0.0  # (sA - sL) at the last scored candidate
+            doneL = lastL + nl <= bestL - eps
+            doneR = lastR + nr <= bestR - eps
             i = 0
             for c in range(c0, c1):
+                if doneL and doneR:
+                    break
                 e = cuts[c]
-                moved = 0
-                start = i
                 while i <= e:
-                    g = gl[ordl[f2, i]]
-                    cl[cls[f2, i]] += wts[f2, i] * g
-                    moved += g
+                    wv = wts[f2, i]
+                    g = wv * gl[ordl[f2, i]]
+                    cl[cls[f2, i]] += g
+                    sL += g
+                    sA += wv
                     i += 1
-                if moved > 0:
-                    a1 = -np.inf
-                    a2 = -np.inf
-                    for k in range(K):
-                        if cl[k] > a1:
-                            a1 = cl[k]
-                        v = tl[k] - cl[k]
-                        if v > a2:
-                            a2 = v
-                    if a1 + a2 > bestL:
-                        bestL = a1 + a2
-                if moved < i - start:
-                    c1_ = -np.inf
-                    c2_ = -np.inf
-                    for k in range(K):
-                        cr = cacc[c, k] - cl[k]
-                        if cr > c1_:
-                            c1_ = cr
-                        v = tr[k] - cr
-                        if v > c2_:
-                            c2_ = v
-                    if c1_ + c2_ > bestR:
-                        bestR = c1_ + c2_
+                if not doneL and sL > pL and lastL + (sL - pL) > bestL - eps:
+                    lastL = _left_score(cl, tl, K)
+                    pL = sL
+                    if lastL > bestL:
+                        bestL = lastL
+                    doneL = lastL + (nl - pL) <= bestL - eps
+                sR = sA - sL
+                if not doneR and sR > pR and lastR + (sR - pR) > bestR - eps:
+                    lastR = _right_score(cacc, c, cl, tr, K)
+                    pR = sR
+                    if lastR > bestR:
+                        bestR = lastR
+                    doneR = lastR + (nr - pR) <= bestR - eps
         eL = min(eL, nl - bestL)
         eR = min(eR, nr - bestR)
     return eL, eR

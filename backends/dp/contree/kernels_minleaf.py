@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .jit import njit
+from .kernels_eval import _left_score, _right_score, _root_sides
 
 
 @njit(cache=True, nogil=True)
@@ -94,27 +95,9 @@ def eval_multi_ml(ordl, posl, cls, wts, tot, cuts, cstart, cacc, has_splits, gl,
     moved, so both bests are updated under the same test."""
     p, m = ordl.shape
     K = tot.shape[0]
-    for r in range(m):
-        gl[r] = 1 if posl[f1, r] <= z else 0
     nL = z + 1
     nR = m - nL
-    for k in range(K):
-        cl[k] = 0.0
-    for i in range(m):
-        cl[cls[0, i]] += wts[0, i] * gl[ordl[0, i]]
-    nl = 0.0
-    nr = 0.0
-    mtl = -np.inf
-    mtr = -np.inf
-    for k in range(K):
-        tl[k] = cl[k]
-        tr[k] = tot[k] - tl[k]
-        nl += tl[k]
-        nr += tr[k]
-        if tl[k] > mtl:
-            mtl = tl[k]
-        if tr[k] > mtr:
-            mtr = tr[k]
+    nl, nr, mtl, mtr = _root_sides(ordl, posl, cls, wts, tot, gl, cl, tl, tr, f1, z)
     eL = nl - mtl
     eR = nr - mtr
     kL = eL
@@ -144,30 +127,13 @@ def eval_multi_ml(ordl, posl, cls, wts, tot, cuts, cstart, cacc, has_splits, gl,
                     i += 1
                 cnt += moved
                 if moved > 0:
-                    a1 = -np.inf
-                    a2 = -np.inf
-                    for k in range(K):
-                        if cl[k] > a1:
-                            a1 = cl[k]
-                        v = tl[k] - cl[k]
-                        if v > a2:
-                            a2 = v
-                    s = a1 + a2
+                    s = _left_score(cl, tl, K)
                     if s > bestL:
                         bestL = s
                     if s > kbestL and cnt >= ml and nL - cnt >= ml:
                         kbestL = s
                 if moved < i - start:
-                    c1_ = -np.inf
-                    c2_ = -np.inf
-                    for k in range(K):
-                        cr = cacc[c, k] - cl[k]
-                        if cr > c1_:
-                            c1_ = cr
-                        v = tr[k] - cr
-                        if v > c2_:
-                            c2_ = v
-                    s = c1_ + c2_
+                    s = _right_score(cacc, c, cl, tr, K)
                     if s > bestR:
                         bestR = s
                     rc = e + 1 - cnt

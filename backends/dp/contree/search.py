@@ -150,6 +150,10 @@ class _Solver(DepthTwo, MinLeaf):
         self._onehot: Optional[np.ndarray] = None  # (K, n), made on first use (``ys``)
         self.big = 2**30 if self.integral else np.inf
         self.batch_elems = 1 << 21  # elements per batched depth-two chunk
+        # row-feature steps of a compiled depth-two search between two time checks (tens of
+        # milliseconds); a sub-problem over it restarts on the resumable calls, so this is
+        # large enough for most (room depth 3: 2 * batch_elems restarted 81 of 132)
+        self.d2_budget = 1 << 25
         # Minimum work per depth-two round (see solve_d2); 0 = midpoints only (Alg. 1).
         # Larger values trade extra evaluations for fewer rounds; measured slower.
         self.round_elems = 0
