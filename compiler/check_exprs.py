@@ -19,7 +19,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from . import ast
+from . import ast, confusion
 from .checked import QUANTITIES, LinearForm, QuantityRef
 from .data import Dataset
 from .errors import OdtNameError, OdtTypeError, did_you_mean
@@ -127,6 +127,11 @@ def quantity(scope: Scope, n: ast.Name, args: tuple[ast.Expr, ...], span: Span, 
     if kind not in QUANTITIES:
         raise OdtNameError(f"unknown quantity '{kind}'", n.span, did_you_mean(kind, QUANTITIES, "quantity"))
     sig = QUANTITIES[kind]
+    if kind in ("misclassification_cost", "balanced_accuracy", "f1"):  # issue 26
+        if len(args) != len(sig):
+            raise OdtTypeError(f"'{kind}' takes {'a cost table' if sig else 'no arguments'}; got {len(args)} "
+                               "argument(s)", span)
+        return confusion.quantity(scope, kind, args, span)
     required = [s for s in sig if not s.endswith("?")]
     if not len(required) <= len(args) <= len(sig):
         want = ", ".join({"g": "group", "g?": "[group]", "c": "class", "e": "expression"}[s] for s in sig) or "no arguments"

@@ -24,7 +24,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from . import ast, support
+from . import ast, lower_confusion, support
 from .checked import CheckedProgram, LinearConstraint, LinearForm, QuantityRef, TreeSkeleton
 from .constraints import SearchParts, family_of
 from .constraints.samples import Samples, min_rows
@@ -50,6 +50,8 @@ class _Parts(SearchParts):
 
 
 def _level(form: LinearForm) -> Level:
+    if lower_confusion.needs(form):  # issue 26: filled in by ``lower_confusion.apply``
+        return Level()
     errors, nodes, constant = Fraction(0), Fraction(0), form.constant
     for q, coef in form.terms:
         if q.kind == "errors" and q.group is None:
@@ -222,7 +224,17 @@ def lower_search(program: CheckedProgram) -> TreeSearch:
     fields.update(levels=tuple(parts.levels), max_nodes=parts.max_nodes, max_errors=parts.max_errors, orders=orders,
                   exclusions=exclusions, path_costs=tuple(path_costs), same_leaf=tuple(pairs), groups=groups,
                   globals=tuple(globals_), uses=uses)
-    return TreeSearch(**fields)
+    search = TreeSearch(**fields)
+    forms = _forms(program)
+    return lower_confusion.apply(search, forms, _level) if forms and lower_confusion.needs(forms[0]) else search
+
+
+def _forms(program: CheckedProgram) -> tuple[LinearForm, ...]:
+    """The objective levels the search minimises (a depth range's after its depth, S3)."""
+    forms = program.objective.levels
+    if getattr(program.skeleton, "depth_range", None) is not None:
+        forms = forms[1:] or (LinearForm(((QuantityRef("errors"), Fraction(1)),)),)
+    return forms
 
 
 def _global(c: LinearConstraint, names: list[str], dims: tuple[SplitDim, ...]) -> list[GlobalConstraint]:

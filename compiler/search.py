@@ -19,6 +19,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .data import Feature
+from .search_confusion import Confusion
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +183,8 @@ class TreeSearch:
     globals: tuple[GlobalConstraint, ...] = ()
     uses: tuple[UsesFormula, ...] = ()
     notes: tuple[str, ...] = field(default=(), compare=False)  # for --stats / logs
+    #: a cost matrix, balanced accuracy or F1 objective (issue 26; ``search_confusion``)
+    confusion: Confusion | None = None
 
     @property
     def n_classes(self) -> int:
@@ -197,9 +200,10 @@ class TreeSearch:
                 and self.max_errors is None and self.max_leaf_errors is None
                 and not (self.orders or self.exclusions or self.path_costs or self.same_leaf or self.globals
                          or self.uses)
-                and all(d.cut_range is None for d in self.dims))
+                and all(d.cut_range is None for d in self.dims)
+                and (self.confusion is None or (self.confusion.matrix is None and not self.confusion.f1)))
 
     @property
     def fronts(self) -> bool:
         """Global constraints: the Pareto-front engine (issue 14)."""
-        return bool(self.globals or self.uses)
+        return bool(self.globals or self.uses) or (self.confusion is not None and self.confusion.f1)

@@ -46,6 +46,9 @@ _DP_BDD = ("dp's BDD enumeration takes objectives of errors and nodes and the li
            "errors == 0")
 _DP_LEVELS = "dp minimises errors, nodes and leaves with non-negative weights (maximize accuracy is such an objective)"
 _MULTI_BDD = "an ordered BDD tests one feature per level (Hu)"
+_F1_RATIO = ("F1 = 2tp / (2tp + fp + fn) is a ratio of two quantities of the tree, not linear: dp keeps the "
+             "(fp, fn) Pareto fronts and scores them at the root (STreeD)")
+_F1_TREES = "f1 is searched by dp's Pareto fronts on trees"
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +164,26 @@ TABLE: tuple[Construct, ...] = (
                 "expected_cost <= 2 with cost { a: 3, *: 1 } (not in the objective, not inside abs)"),
          nobody("expected_cost is a term of a linear constraint, not of the objective or abs"),
          nobody("expected_cost is a term of a linear constraint, not of the objective or abs")),
+    _row("Ocm", "a misclassification cost in the objective: misclassification_cost(T), balanced_accuracy, or "
+         "tp/fp/tn/fn/predicted of every row", "issue 26; STreeD cost-sensitive",
+         every(), solvers(_NO_DP_DAG), solvers(_DP_BDD)),
+    _row("Ocmx", "a misclassification cost objective with a constraint on errors, classes or groups, or with "
+         "another level over the classes", "issue 26",
+         solvers("dp reads a cost objective by reweighting or relabelling the rows, so only constraints that do "
+                 "not read the classes (sizes, minimum leaf size, paths, thresholds) and later levels over nodes "
+                 "and leaves go with it"),
+         solvers(_NO_DP_DAG), solvers(_DP_BDD)),
+    _row("Of1", "maximize f1 (two classes, the positive class second)", "issue 26; STreeD F1 (Sec. 5)",
+         only(("dp",), _F1_RATIO), nobody(_F1_TREES), nobody(_F1_TREES)),
+    _row("Of1x", "f1 in a constraint, minimised, with another objective level or with a constraint on errors, "
+         "classes or groups", "issue 26",
+         nobody("f1 is taken as the only objective level, 'maximize f1', with constraints that do not read the "
+                "classes (sizes, minimum leaf size, paths, thresholds): dp scores the (fp, fn) Pareto front at "
+                "the root"), nobody(_F1_TREES), nobody(_F1_TREES)),
+    _row("Ccm", "misclassification_cost(T) or balanced_accuracy in a constraint", "issue 26",
+         solvers("dp's global constraints count errors, predictions and confusion counts; a cost matrix is not "
+                 "one of their terms (write fp and fn for two classes, e.g. 5 * fp + fn <= 40)"),
+         solvers(_NO_DP_DAG), solvers(_DP_BDD)),
     # ---------------------------------------------------------------- constraints (C)
     _row("O4", "errors <= k (errors == 0: perfect classification)", "Avellaneda DT_size; Hu P_bdd; Florio (19)",
          every(), solvers(_NO_DP_DAG), every()),

@@ -32,6 +32,7 @@ from . import jit
 from .anytime import EngineResult
 from .bdd import optimal_bdd, to_diagram
 from .contree import contree_result
+from .confusion import true_errors
 from .task import task_of
 
 
@@ -119,8 +120,9 @@ class DpBackend(Backend):
         log = f"{name}: {res.stats}"
         if res.tree is None:
             return None, BackendResult(status, None, None, res.lower_bound, clock.elapsed(), log)
+        errors = res.errors if problem.confusion is None else true_errors(res.tree, problem)  # issue 26
         return decode_tree(res.tree, problem), BackendResult(status, None, res.levels, res.lower_bound,
-                                                             clock.elapsed(), log, res.errors)
+                                                             clock.elapsed(), log, errors)
 
     def _tree_engine(self, problem: TreeSearch, options: SolveOptions) -> tuple[str, EngineResult]:
         """ConTree on raw thresholds for the plain fragment; the STreeD-style searches on
