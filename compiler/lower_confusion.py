@@ -22,28 +22,18 @@ constraint reads the rows' classes; later levels count nodes and leaves only).
 from __future__ import annotations
 
 import dataclasses
-import math
 from fractions import Fraction
 
 import numpy as np
 
 from .checked import LinearForm
-from .confusion import Matrix, is_cost_level, label_matrix
+from .confusion import is_cost_level, label_matrix
 from .search import Level, TreeSearch
-from .search_confusion import Confusion
-
-#: the largest integer a scaled row weight times the rows may reach (float sums stay exact)
-_EXACT = 2 ** 50
-
+from .search_confusion import Confusion, fractions, reweigh
 
 def needs(form: LinearForm) -> bool:
     """The level is a confusion objective (a cost matrix or f1)."""
     return is_cost_level(form) or any(q.kind == "f1" for q, _ in form.terms)
-
-
-def _fractions(w: np.ndarray) -> tuple[np.ndarray, list[Fraction]]:
-    uniq, inverse = np.unique(w, return_inverse=True)
-    return inverse.reshape(-1), [Fraction(float(x)).limit_denominator(10**9) for x in uniq]
 
 
 def apply(search: TreeSearch, forms: tuple[LinearForm, ...], nodes_level) -> TreeSearch:
@@ -53,12 +43,12 @@ def apply(search: TreeSearch, forms: tuple[LinearForm, ...], nodes_level) -> Tre
     y, w = search.y, search.weights
     if any(q.kind == "f1" for q, _ in first.terms):
         return dataclasses.replace(search, levels=(Level(errors=Fraction(1)),) + search.levels[1:],
-                                   confusion=Confusion(y, w, f1=True, note="F1 by (fp, fn) Pareto fronts"))
+                                   confusion=Confusion(y, w, f1=True, note="F1"))
     K = search.n_classes
     M, rest = label_matrix(first, K)
     assert M is not None
     base = nodes_level(rest)
-    inverse, wf = _fractions(w)
+    inverse, wf = fractions(w)
     N = [Fraction(0)] * K
     for a in range(K):
         idx, counts = np.unique(inverse[y == a], return_counts=True)
@@ -71,34 +61,15 @@ def apply(search: TreeSearch, forms: tuple[LinearForm, ...], nodes_level) -> Tre
     for a in range(K):
         others = {shifted[a][k] for k in range(K) if k != label[a]}
         amount.append(others.pop() if len(others) == 1 else None)
-    reweigh = all(N[a] == 0 or (d is not None and d > 0) for a, d in enumerate(amount))
-    if not reweigh:
+    weighted = all(N[a] == 0 or (d is not None and d > 0) for a, d in enumerate(amount))
+    if not weighted:
         level = Level(errors=Fraction(1), nodes=base.nodes, depth=base.depth, constant=constant)
         return dataclasses.replace(search, levels=(level,) + search.levels[1:],
                                    confusion=Confusion(y, w, matrix=shifted, note="cost matrix (generic task)"))
-    d = [amount[a] if amount[a] is not None else Fraction(0) for a in range(K)]
-    # per (class, weight) the new weight w * d_a, scaled to integers when they fit
-    per = {(a, i): wf[i] * d[a] for a in range(K) for i in np.unique(inverse[y == a]).tolist()}
-    scale = 1
-    for v in per.values():
-        scale = scale * v.denominator // math.gcd(scale, v.denominator)
-    top = max(per.values(), default=Fraction(1))
-    code = y.astype(np.int64) * len(wf) + inverse
-    if top * scale * max(len(y), 1) < _EXACT:
-        values = {a * len(wf) + i: float(v * scale) for (a, i), v in per.items()}
-        factor = Fraction(1, scale)
-    else:  # too many digits: float weights (the objective then as exact as their sums)
-        values = {a * len(wf) + i: float(v) for (a, i), v in per.items()}
-        factor = Fraction(1)
-    keys = np.array(sorted(values), dtype=np.int64)
-    new_w = np.array([values[int(k)] for k in keys])[np.searchsorted(keys, code)]
-    new_y = np.array(label, dtype=y.dtype)[y]
+    d = [v if v is not None else Fraction(0) for v in amount]
+    new_y, new_w, factor = reweigh(search, d, label, y, w)
     level = Level(errors=factor, nodes=base.nodes, depth=base.depth, constant=constant)
     note = "cost matrix as reweighted misclassification" + (" (relabelled)" if label != list(range(K)) else "")
     return dataclasses.replace(search, y=new_y, weights=new_w, levels=(level,) + search.levels[1:],
                                confusion=Confusion(y, w, note=note))
 
-
-def matrix_level(M: Matrix) -> str:
-    """The matrix as text for logs."""
-    return "; ".join(", ".join(str(v) for v in row) for row in M)

@@ -46,9 +46,9 @@ _DP_BDD = ("dp's BDD enumeration takes objectives of errors and nodes and the li
            "errors == 0")
 _DP_LEVELS = "dp minimises errors, nodes and leaves with non-negative weights (maximize accuracy is such an objective)"
 _MULTI_BDD = "an ordered BDD tests one feature per level (Hu)"
-_F1_RATIO = ("F1 = 2tp / (2tp + fp + fn) is a ratio of two quantities of the tree, not linear: dp keeps the "
-             "(fp, fn) Pareto fronts and scores them at the root (STreeD)")
-_F1_TREES = "f1 is searched by dp's Pareto fronts on trees"
+_F1_RATIO = ("F1 = 2tp / (2tp + fp + fn) is a ratio of two quantities of the tree, not linear: dp maximises it "
+             "by Dinkelbach's parametric search (a few exact cost-sensitive trees)")
+_F1_TREES = "f1 is searched by dp on trees"
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,8 +178,8 @@ TABLE: tuple[Construct, ...] = (
     _row("Of1x", "f1 in a constraint, minimised, with another objective level or with a constraint on errors, "
          "classes or groups", "issue 26",
          nobody("f1 is taken as the only objective level, 'maximize f1', with constraints that do not read the "
-                "classes (sizes, minimum leaf size, paths, thresholds): dp scores the (fp, fn) Pareto front at "
-                "the root"), nobody(_F1_TREES), nobody(_F1_TREES)),
+                "classes (sizes, minimum leaf size, paths, thresholds): dp's Dinkelbach steps are "
+                "cost-sensitive trees of the same program"), nobody(_F1_TREES), nobody(_F1_TREES)),
     _row("Ccm", "misclassification_cost(T) or balanced_accuracy in a constraint", "issue 26",
          solvers("dp's global constraints count errors, predictions and confusion counts; a cost matrix is not "
                  "one of their terms (write fp and fn for two classes, e.g. 5 * fp + fn <= 40)"),

@@ -33,6 +33,7 @@ from .anytime import EngineResult
 from .bdd import optimal_bdd, to_diagram
 from .contree import contree_result
 from .confusion import true_errors
+from .f1 import dinkelbach
 from .task import task_of
 
 
@@ -134,6 +135,11 @@ class DpBackend(Backend):
             if on_progress is not None:
                 on_progress(Progress(elapsed, incumbent, bound, note))
 
+        if problem.confusion is not None and problem.confusion.f1 and not options.extra.get("f1_fronts"):
+            def step(sub: TreeSearch, left: float | None) -> EngineResult:
+                return self._tree_engine(sub, replace(options, time_limit=left, on_progress=None))[1]
+
+            return "F1 by Dinkelbach steps", dinkelbach(problem, options.time_limit, step, report)
         task = task_of(problem)
         if problem.plain and task.similarity and any(d.ordered for d in problem.dims):
             return "ConTree", contree_result(problem, options.time_limit, report, options.extra.get("scheduler"))

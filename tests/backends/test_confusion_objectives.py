@@ -187,3 +187,37 @@ def test_weights_compose_with_the_matrix():
                        "minimize misclassification_cost(T)", data=binary_data(X, [0, 1, 0, 1], [2, 1, 1, 5]))
     r = prog.solve(backend="dp")
     assert r.objective == 6  # predict 0: fn weight 1 + 5 = 6 (cost 1); predict 1: fp weight 2 + 1 = 3, cost 9
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_f1_by_dinkelbach_equals_f1_by_pareto_fronts_and_brute_force(seed):
+    """The two F1 searches of dp (Dinkelbach's weighted steps, the default, and STreeD's
+    (fp, fn) fronts scored at the root) reach the brute-force optimum."""
+    from fractions import Fraction as F
+
+    from odt.backends.base import SolveOptions
+    from odt.backends.dp.backend import DpBackend
+    from odt.compiler.lower_search import lower_search
+
+    rnd = random.Random(1000 + seed)
+    X, y, w = _data(rnd, 2)
+    weight = "\n weight w" if w is not None else ""
+    prog = odt.compile(f"data {{ target class{weight} }}\nmodel tree(depth <= {DEPTH})\nmaximize f1",
+                       data=binary_data(X, y, w))
+    want = _brute(X, y, w, 2, lambda yy, p, ww, n: _f1(yy, p, ww), "max")
+    search = lower_search(prog.checked)
+    for extra in ({}, {"f1_fronts": True}):
+        _, res = DpBackend().solve_search(search, SolveOptions(extra=extra))
+        assert res.status.value == "optimal" and res.objective == (-want,) and res.bound == -want
+    assert F(prog.solve(backend="dp").objective).limit_denominator(1000) == want
+
+
+def test_a_stopped_f1_search_keeps_its_best_tree_and_a_valid_bound():
+    """A time limit too short for the proof: the best tree so far, verified, and a bound no
+    lower than its F1 (maximised: the bound is from above)."""
+    rnd = np.random.default_rng(7)
+    data = {f"x{j}": rnd.integers(0, 2, 400).tolist() for j in range(12)} | {"class": rnd.integers(0, 2, 400).tolist()}
+    prog = odt.compile("data { target class }\nmodel tree(depth <= 4)\nmaximize f1", data=data)
+    r = prog.solve(backend="dp", time_limit=0.05)
+    assert r.status in ("optimal", "feasible") and r.verified
+    assert r.bound is not None and r.bound >= r.objective - 1e-12 and r.bound <= 1
