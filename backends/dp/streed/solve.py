@@ -220,7 +220,8 @@ class Search:
             indptr, indices, label, _ = self._rows_csr()
             counts, C1, C2 = _kernels().bit_frequencies(indptr, indices, label, S, self.B.shape[1], self.n_classes)
             cw = self.class_weight
-            freq = (counts, C1 * cw[:, None], C2 * cw[:, None, None]) if (cw != 1.0).any() else (counts, C1, C2)
+            assert cw is not None
+            freq = (counts, C1, C2) if bool(np.all(cw == 1.0)) else (counts, C1 * cw[:, None], C2 * cw[:, None, None])
         elif freq is None and self.incremental and self.compiled:
             freq = self._slot_frequencies(S)
         if freq is not None and self.compiled:
