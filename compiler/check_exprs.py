@@ -127,6 +127,8 @@ def quantity(scope: Scope, n: ast.Name, args: tuple[ast.Expr, ...], span: Span, 
     if kind not in QUANTITIES:
         raise OdtNameError(f"unknown quantity '{kind}'", n.span, did_you_mean(kind, QUANTITIES, "quantity"))
     sig = QUANTITIES[kind]
+    if kind in ("tp", "fp", "tn", "fn", "f1") and any(not _is_group(scope, a) for a in args):  # issue 26
+        return confusion.with_positive(scope, kind, args, span)
     if kind in ("misclassification_cost", "balanced_accuracy", "f1"):  # issue 26
         if len(args) != len(sig):
             raise OdtTypeError(f"'{kind}' takes {'a cost table' if sig else 'no arguments'}; got {len(args)} "
@@ -166,6 +168,10 @@ def quantity(scope: Scope, n: ast.Name, args: tuple[ast.Expr, ...], span: Span, 
         raise OdtTypeError(f"'{kind}' needs two classes; the target has {len(scope.data.classes)}", span,
                            "use predicted(c, G) and errors(G) for several classes")
     return LinearForm.of(QuantityRef(kind, group, klass, span=span))
+
+
+def _is_group(scope: Scope, a: ast.Expr) -> bool:
+    return isinstance(a, ast.Quantity) and a.name.text in scope.groups
 
 
 def group_weight(scope: Scope, group: str | None) -> Fraction:

@@ -14,7 +14,8 @@ table's ``*`` default, 1 without one (as ``errors`` counts them), and unlisted c
 predictions cost 0. Balanced accuracy is ``1 - misclassification_cost(B)`` with
 ``B[a][p] = 1 / (K * N_a)`` for ``p != a`` (``N_a``: the weight of class ``a``, K the classes
 with rows): linear, so it is a cost matrix too. The positive class of tp, fp, tn, fn and
-f1 is the second class in the data's order (index 1), as for the group forms.
+f1 is the second class in the data's order (index 1), as for the group forms, unless
+a class is named: ``tp(c)``, ``fp(c, G)``, ``f1(c)``.
 """
 from __future__ import annotations
 
@@ -104,6 +105,28 @@ def quantity(scope: "Scope", kind: str, args: tuple[ast.Expr, ...], span: Span) 
     return LinearForm.of(QuantityRef("f1", span=span))
 
 
+def with_positive(scope: "Scope", kind: str, args: tuple[ast.Expr, ...], span: Span) -> LinearForm:
+    """``tp(c)``, ``fp(c, G)``, ``f1(c)``...: the confusion count or F1 with ``c`` the positive
+    class (a label of the data); without it, the second class (index 1)."""
+    from .check_exprs import class_arg, group_arg
+
+    limit = 1 if kind == "f1" else 2
+    if len(args) > limit:
+        raise OdtTypeError(f"'{kind}' takes [positive class]{'' if kind == 'f1' else ', [group]'}; got {len(args)} "
+                           "argument(s)", span)
+    if scope.data is not None and len(scope.data.classes) != 2:
+        raise OdtTypeError(f"'{kind}' needs two classes; the target has {len(scope.data.classes)}", span,
+                           "use predicted(c, G) and errors(G), or balanced_accuracy, for several classes")
+    klass = class_arg(scope, args[0])
+    group = group_arg(scope, args[1]) if len(args) == 2 else None
+    return LinearForm.of(QuantityRef(kind, group, klass, span=span))
+
+
+def positive(q: QuantityRef) -> int:
+    """The positive class index of a confusion count or F1: its class argument, else 1."""
+    return POSITIVE if q.klass is None else q.klass
+
+
 def balanced_matrix(scope: "Scope") -> Matrix:
     """``B[a][p] = 1 / (K * N_a)`` off the diagonal: the loss of balanced accuracy (mean recall
     over the K classes with rows; sklearn's ``balanced_accuracy_score``)."""
@@ -124,11 +147,12 @@ def matrix_of(q: QuantityRef, K: int) -> Matrix:
     if q.kind == "misclassification_cost":
         assert q.matrix is not None
         return q.matrix
+    pos = positive(q)
     for a in range(K):
         for p in range(K):
             hit = {"errors": a != p, "predicted": p == q.klass,
-                   "tp": a == POSITIVE and p == POSITIVE, "fp": a != POSITIVE and p == POSITIVE,
-                   "tn": a != POSITIVE and p != POSITIVE, "fn": a == POSITIVE and p != POSITIVE}[q.kind]
+                   "tp": a == pos and p == pos, "fp": a != pos and p == pos,
+                   "tn": a != pos and p != pos, "fn": a == pos and p != pos}[q.kind]
             M[a][p] = Fraction(int(hit))
     return tuple(tuple(r) for r in M)
 

@@ -344,8 +344,9 @@ def _predicted(enc, program: CheckedProgram, q: QuantityRef) -> tuple[list[tuple
         if q.kind == "predicted":
             k, w = q.klass, sum(weight.values(), Fraction(0))
         else:
-            k = 1 if q.kind in ("tp", "fp") else 0
-            w = weight.get(1 if q.kind in ("tp", "fn") else 0, Fraction(0))
+            pos = 1 if q.klass is None else q.klass  # the positive class (issue 26: tp(c))
+            k = pos if q.kind in ("tp", "fp") else 1 - pos
+            w = weight.get(pos if q.kind in ("tp", "fn") else 1 - pos, Fraction(0))
         if w:
             t, c = enc.prediction(u, k)
             terms.extend((w * coef, lit) for coef, lit in t)

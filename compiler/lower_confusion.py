@@ -41,9 +41,11 @@ def apply(search: TreeSearch, forms: tuple[LinearForm, ...], nodes_level) -> Tre
     ``nodes_level(form)`` is the ``Level`` of a form over nodes and leaves only."""
     first = forms[0]
     y, w = search.y, search.weights
-    if any(q.kind == "f1" for q, _ in first.terms):
+    f1 = [q for q, _ in first.terms if q.kind == "f1"]
+    if f1:
+        pos = 1 if f1[0].klass is None else f1[0].klass
         return dataclasses.replace(search, levels=(Level(errors=Fraction(1)),) + search.levels[1:],
-                                   confusion=Confusion(y, w, f1=True, note="F1"))
+                                   confusion=Confusion(y, w, f1=True, positive=pos, note="F1"))
     K = search.n_classes
     M, rest = label_matrix(first, K)
     assert M is not None

@@ -35,7 +35,8 @@ class Confusion:
     weights: np.ndarray = field(compare=False)  # the rows' true weights
     #: the generic task's leaf cost: min over labels k of sum_a W_a * matrix[a][k] (None: reweighted)
     matrix: tuple[tuple[Fraction, ...], ...] | None = None
-    f1: bool = False  # maximize F1 of the positive class (index 1)
+    f1: bool = False  # maximize F1 of the positive class
+    positive: int = 1  # its index (``f1(c)``)
     note: str = ""
 
 

@@ -1,6 +1,6 @@
 """``maximize f1`` on dp by Dinkelbach's parametric search (issue 26).
 
-F1 of the positive class (index 1) is ``N / D`` with ``N = 2tp = 2(P - fn)`` and
+F1 of the positive class (index 1, or the class ``f1(c)`` names) is ``N / D`` with ``N = 2tp = 2(P - fn)`` and
 ``D = 2tp + fp + fn = 2P - fn + fp`` (P: the positive weight; ``D >= P > 0``). For a value
 ``lam``, ``max_T N - lam * D = (2 - 2 lam) P - min_T (lam * fp + (2 - lam) * fn)``: a
 cost-sensitive tree, i.e. misclassification with class weights ``lam`` (negatives) and
@@ -30,8 +30,6 @@ from odt.compiler.search_confusion import fractions, with_weights
 from .anytime import EngineResult
 from .confusion import predict
 
-POSITIVE = 1
-
 
 def _total(w: np.ndarray) -> Fraction:
     inverse, wf = fractions(w)
@@ -43,8 +41,8 @@ def _counts(raw: tuple, problem: TreeSearch) -> tuple[Fraction, Fraction, Fracti
     """(tp, fp, fn) of an engine tree on the true rows."""
     assert problem.confusion is not None
     y, w = problem.confusion.y, problem.confusion.weights
-    pred = predict(raw, problem.X) == POSITIVE
-    actual = y == POSITIVE
+    pred = predict(raw, problem.X) == problem.confusion.positive
+    actual = y == problem.confusion.positive
     return _total(w[pred & actual]), _total(w[pred & ~actual]), _total(w[~pred & actual])
 
 
@@ -60,8 +58,9 @@ def dinkelbach(problem: TreeSearch, time_limit: float | None,
     assert problem.confusion is not None
     start = time.perf_counter()
     y, w = problem.confusion.y, problem.confusion.weights
-    P = _total(w[y == POSITIVE])
-    leaf: tuple = ("leaf", POSITIVE)
+    pos = problem.confusion.positive
+    P = _total(w[y == pos])
+    leaf: tuple = ("leaf", pos)
     best_tree, best = leaf, _f1(*_counts(leaf, problem))  # every row predicted positive: F1 > 0 when P > 0
     bound = Fraction(1)
     steps = 0
@@ -73,7 +72,8 @@ def dinkelbach(problem: TreeSearch, time_limit: float | None,
             status = "feasible"
             break
         lam = best
-        step = with_weights(problem, [lam, 2 - lam], f"F1 step {steps + 1}: fp x {lam}, fn x {2 - lam}")
+        amounts = [lam, 2 - lam] if pos == 1 else [2 - lam, lam]  # [class 0, class 1]: fp x lam, fn x (2 - lam)
+        step = with_weights(problem, amounts, f"F1 step {steps + 1}: fp x {lam}, fn x {2 - lam}")
         res = solve(step, left)
         steps += 1
         last = res

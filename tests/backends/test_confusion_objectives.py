@@ -221,3 +221,21 @@ def test_a_stopped_f1_search_keeps_its_best_tree_and_a_valid_bound():
     r = prog.solve(backend="dp", time_limit=0.05)
     assert r.status in ("optimal", "feasible") and r.verified
     assert r.bound is not None and r.bound >= r.objective - 1e-12 and r.bound <= 1
+
+
+@pytest.mark.parametrize("backend", ["dp", "cp"])
+def test_the_positive_class_is_definable(backend):
+    """``tp(c)``, ``fp(c)``, ``f1(c)``: the class named is the positive one (by default the
+    second); ``fp(0)`` is the default ``fn``, and ``f1(0)`` is F1 of class 0."""
+    rnd = random.Random(77)
+    X, y, w = _data(rnd, 2)
+    data = binary_data(X, y, w)
+    head = "data { target class" + ("\n weight w" if w is not None else "") + " }\nmodel tree(depth <= 2)\n"
+    a = odt.compile(head + "minimize 3 * fp(0) + fn(0)", data=data).solve(backend=backend)
+    b = odt.compile(head + "minimize 3 * fn + fp", data=data).solve(backend=backend)
+    assert a.objective == b.objective
+    if backend == "dp":
+        flipped = [1 - v for v in y]
+        want = _brute(X, flipped, w, 2, lambda yy, p, ww, n: _f1(yy, p, ww), "max")
+        got = odt.compile(head + "maximize f1(0)", data=data).solve(backend="dp")
+        assert got.verified and abs(got.objective - float(want)) < 1e-9

@@ -18,7 +18,7 @@ import numpy as np
 POSITIVE = 1
 
 
-def rows(type_keys: list, C: int, zero_cost: list) -> list[tuple]:
+def rows(type_keys: list, C: int, zero_cost: list, positive: int = POSITIVE) -> list[tuple]:
     """The two objective components, fp and fn, per unit weight of a row type and a
     predicted class (the front engine's row format)."""
     T = len(type_keys)
@@ -26,8 +26,8 @@ def rows(type_keys: list, C: int, zero_cost: list) -> list[tuple]:
     fn = np.zeros((T, C), dtype=object)
     for t, (y, _) in enumerate(type_keys):
         for c in range(C):
-            fp[t, c] = Fraction(int(c == POSITIVE and y != POSITIVE))
-            fn[t, c] = Fraction(int(c != POSITIVE and y == POSITIVE))
+            fp[t, c] = Fraction(int(c == positive and y != positive))
+            fn[t, c] = Fraction(int(c != positive and y == positive))
     return [("min", fp, Fraction(0), zero_cost, Fraction(0), Fraction(0)),
             ("min", fn, Fraction(0), zero_cost, Fraction(0), Fraction(0))]
 

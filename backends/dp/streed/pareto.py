@@ -115,8 +115,9 @@ def _leaf_matrix(term, types: list[tuple[int, tuple[bool, ...]]], C: int) -> np.
         if term.group is not None and not member[term.group]:
             continue
         for c in range(C):
-            hit = {"errors": c != y, "predicted": c == term.klass, "tp": c == 1 and y == 1,
-                   "fp": c == 1 and y != 1, "tn": c != 1 and y != 1, "fn": c != 1 and y == 1}[term.kind]
+            pos = 1 if term.klass is None or term.kind == "predicted" else term.klass  # tp(c): c positive
+            hit = {"errors": c != y, "predicted": c == term.klass, "tp": c == pos and y == pos,
+                   "fp": c == pos and y != pos, "tn": c != pos and y != pos, "fn": c != pos and y == pos}[term.kind]
             out[t, c] = Fraction(int(hit))
     return out
 
@@ -138,7 +139,7 @@ def components(problem: TreeSearch, cand_dim: np.ndarray, s: Fraction, type_keys
 
     zero_cost = [Fraction(0)] * m
     if problem.confusion is not None and problem.confusion.f1:  # issue 26: (fp, fn) fronts, scored at the root
-        rows.extend(f1.rows(type_keys, C, zero_cost))
+        rows.extend(f1.rows(type_keys, C, zero_cost, problem.confusion.positive))
     for lv in problem.levels if not rows else ():
         rows.append(("min", errors_leaf(lv.errors), lv.nodes, zero_cost, Fraction(0), lv.constant))
     if problem.max_nodes is not None:
@@ -319,7 +320,8 @@ class FrontSearch:
         self.root_window = None
         #: maximize f1 (issue 26): no incumbent on component 0; vectors are pruned by ``f1.bound``
         self.scored = problem.confusion is not None and problem.confusion.f1
-        self.positive = int(self.wint[problem.y == f1.POSITIVE].sum())
+        pos = problem.confusion.positive if problem.confusion is not None and self.scored else 1
+        self.positive = int(self.wint[problem.y == pos].sum())
         self.best_f1: Fraction | None = None
         if self.root_exact and not self.scored and len(problem.levels) == 1 and comp.sense[0] == "min":
             if len(others) == 1 and comp.sense[others[0]] == "==":
