@@ -75,7 +75,8 @@ def _cap(c: LinearConstraint) -> tuple[str, Fraction]:
 
 #: quantities that add up over the leaves, the nodes or the tested columns of a tree: a
 #: constraint over them (other than one cap on errors, nodes or leaves) is global (issue 14)
-_ADDITIVE = {"errors", "predicted", "tp", "fp", "tn", "fn", "nodes", "leaves", "features_used", "expected_cost"}
+_ADDITIVE = {"errors", "predicted", "tp", "fp", "tn", "fn", "nodes", "leaves", "features_used", "expected_cost",
+             "misclassification_cost"}
 
 
 def _check_global(c: LinearConstraint) -> None:
@@ -260,7 +261,7 @@ def _global(c: LinearConstraint, names: list[str], dims: tuple[SplitDim, ...]) -
             if q.kind == "expected_cost":
                 assert c.costs is not None
                 costs = tuple(c.costs.of(d.column) for d in dims)
-            out.append(GlobalTerm(q.kind, k, group, q.klass, costs))
+            out.append(GlobalTerm(q.kind, k, group, q.klass, costs, q.matrix))
         return out
 
     plain = LinearForm(tuple(t for t in c.form.terms if t[0].kind != "abs"), c.form.constant)

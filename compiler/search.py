@@ -100,6 +100,8 @@ class GlobalTerm:
     group: int | None = None
     klass: int | None = None
     costs: tuple[Fraction, ...] | None = None  # expected_cost: per search dimension
+    #: misclassification_cost (issue 26): ``matrix[actual][predicted]`` per unit weight
+    matrix: tuple[tuple[Fraction, ...], ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -181,9 +181,7 @@ TABLE: tuple[Construct, ...] = (
                 "classes (sizes, minimum leaf size, paths, thresholds): dp's Dinkelbach steps are "
                 "cost-sensitive trees of the same program"), nobody(_F1_TREES), nobody(_F1_TREES)),
     _row("Ccm", "misclassification_cost(T) or balanced_accuracy in a constraint", "issue 26",
-         solvers("dp's global constraints count errors, predictions and confusion counts; a cost matrix is not "
-                 "one of their terms (write fp and fn for two classes, e.g. 5 * fp + fn <= 40)"),
-         solvers(_NO_DP_DAG), solvers(_DP_BDD)),
+         every(), solvers(_NO_DP_DAG), solvers(_DP_BDD)),
     # ---------------------------------------------------------------- constraints (C)
     _row("O4", "errors <= k (errors == 0: perfect classification)", "Avellaneda DT_size; Hu P_bdd; Florio (19)",
          every(), solvers(_NO_DP_DAG), every()),

@@ -21,6 +21,7 @@ import pytest
 
 import odt
 from odt.compiler import support
+from odt.compiler.errors import InfeasibleProgram
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from helpers import binary_data, iter_split_trees, tree_facts  # noqa: E402
@@ -239,3 +240,35 @@ def test_the_positive_class_is_definable(backend):
         want = _brute(X, flipped, w, 2, lambda yy, p, ww, n: _f1(yy, p, ww), "max")
         got = odt.compile(head + "maximize f1(0)", data=data).solve(backend="dp")
         assert got.verified and abs(got.objective - float(want)) < 1e-9
+
+
+@pytest.mark.parametrize("backend", ["dp", "maxsat", "cp", "milp"])
+@pytest.mark.parametrize("seed", range(4))
+def test_cost_matrices_and_balanced_accuracy_in_constraints_equal_brute_force(seed, backend):
+    """``misclassification_cost(T) <= k`` and ``balanced_accuracy >= b`` as constraints
+    (dp: terms of its Pareto fronts), with errors minimised: brute force, or infeasible on both."""
+    rnd = random.Random(500 + seed)
+    classes = 3 if seed % 2 else 2
+    X, y, w = _data(rnd, classes)
+    M = [[Fraction(0) if a == p else Fraction(rnd.randint(1, 4)) for p in range(classes)] for a in range(classes)]
+    table = "cost T = { " + ", ".join(f"{a} as {p}: {M[a][p]}" for a in range(classes) for p in range(classes)
+                                      if a != p) + " }\n"
+    k = Fraction(rnd.randint(2, 6))
+    b = Fraction(rnd.choice([1, 2, 3]), 4)
+    weight = "\n weight w" if w is not None else ""
+    text = (f"data {{ target class{weight} }}\n{table}model tree(depth <= {DEPTH})\nminimize errors\n"
+            f"subject to {{\n misclassification_cost(T) <= {k}\n balanced_accuracy >= {b}\n}}")
+    prog = odt.compile(text, data=binary_data(X, y, w))
+    ws = [Fraction(v) for v in (w or [1] * len(y))]
+    best = None
+    for t in iter_split_trees(X, list(range(len(y))), list(range(classes)), DEPTH):
+        pred = list(tree_facts(t, X, range(len(y))).pred)
+        if _matrix_cost(M, y, pred, w) <= k and _balanced(y, pred, w) >= b:
+            e = sum((ws[i] for i in range(len(y)) if pred[i] != y[i]), Fraction(0))
+            best = e if best is None or e < best else best
+    if best is None:
+        with pytest.raises(InfeasibleProgram):
+            prog.solve(backend=backend, time_limit=60)
+        return
+    r = prog.solve(backend=backend, time_limit=60)
+    assert r.status == "optimal" and r.verified and abs(r.objective - float(best)) < 1e-9

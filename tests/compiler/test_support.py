@@ -122,8 +122,6 @@ DP_REFUSED = [
     ("model bdd(depth = 2)\nsubject to { errors >= 3 }\nsolve dp", "bounded from below", "errors >= 3"),
     ("model tree(depth <= 2)\nminimize 5 * fp + fn\nsubject to { errors <= 30 }\nsolve dp",
      "a misclassification cost objective with a constraint", "minimize 5 * fp + fn"),
-    ("model tree(depth <= 2)\nsubject to { balanced_accuracy >= 0.6 }\nsolve dp",
-     "misclassification_cost(T) or balanced_accuracy in a constraint", "balanced_accuracy >= 0.6"),
     ("model bdd(depth = 2)\nminimize errors - 0.5 * nodes\nsolve dp", "rewards errors, nodes or leaves",
      "minimize errors - 0.5 * nodes"),
 ]

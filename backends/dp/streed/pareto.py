@@ -115,6 +115,9 @@ def _leaf_matrix(term, types: list[tuple[int, tuple[bool, ...]]], C: int) -> np.
         if term.group is not None and not member[term.group]:
             continue
         for c in range(C):
+            if term.matrix is not None:  # a cost matrix (issue 26): its entry per unit weight
+                out[t, c] = Fraction(term.matrix[y][c])
+                continue
             pos = 1 if term.klass is None or term.kind == "predicted" else term.klass  # tp(c): c positive
             hit = {"errors": c != y, "predicted": c == term.klass, "tp": c == pos and y == pos,
                    "fp": c == pos and y != pos, "tn": c != pos and y != pos, "fn": c != pos and y == pos}[term.kind]
