@@ -100,7 +100,8 @@ class MilpBackend(Backend):
         else:
             m.obj = pyo.Objective(expr=expr, sense=pyo.minimize)
         below = objective.strictly_below(combined, cutoff)
-        if below is not None:  # B4: only solutions better than the warm start (half a unit of slack)
+        if below is not None and (combined.weights or combined.linear):  # B4: only solutions better than the
+            # warm start (half a unit of slack); a constant objective (e.g. an all-zero cost matrix) has none
             m.cutoff = pyo.Constraint(expr=expr <= below + 0.5)
         return m, combined
 

@@ -231,6 +231,19 @@ class CostTable:
     entries: tuple[tuple[Name, Fraction | ParamRef], ...]
     default: Fraction | ParamRef | None
     span: Span
+    #: misclassification costs (issue 26): ``<actual> as <predicted>: <cost>``
+    pairs: tuple["CostPair", ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CostPair:
+    """``<actual> as <predicted>: <cost>``: the cost of predicting ``predicted`` for a row of
+    class ``actual`` (labels as written: numbers, texts or names)."""
+
+    actual: Name
+    predicted: Name
+    cost: Fraction | ParamRef
+    span: Span
 
 
 @dataclass(frozen=True, slots=True)

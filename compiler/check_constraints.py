@@ -85,6 +85,10 @@ def resolved_costs(r: ast.Relation, scope: Scope) -> CostTable | None:
     table = r.cost.table if r.cost.table is not None else scope.costs.get(r.cost.name.text) if r.cost.name else None
     if table is None:
         return None
+    if table.pairs:
+        raise OdtTypeError("'with cost' takes a table of test costs per column; this one lists class pairs "
+                           "(a misclassification cost table)", r.cost.span,
+                           "use it as misclassification_cost(T) in the objective or a constraint")
     return CostTable(tuple((column_of(n.text, scope), ast.resolved(c)) for n, c in table.entries),
                      ast.resolved(table.default) if table.default is not None else Fraction(0))
 

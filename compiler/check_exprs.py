@@ -19,7 +19,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from . import ast, regression
+from . import ast, confusion, regression
 from .checked import QUANTITIES, LinearForm, QuantityRef
 from .data import Dataset
 from .errors import OdtNameError, OdtTypeError, did_you_mean
@@ -127,6 +127,13 @@ def quantity(scope: Scope, n: ast.Name, args: tuple[ast.Expr, ...], span: Span, 
     if kind not in QUANTITIES:
         raise OdtNameError(f"unknown quantity '{kind}'", n.span, did_you_mean(kind, QUANTITIES, "quantity"))
     sig = QUANTITIES[kind]
+    if kind in ("tp", "fp", "tn", "fn", "f1") and any(not _is_group(scope, a) for a in args):  # issue 26
+        return confusion.with_positive(scope, kind, args, span)
+    if kind in ("misclassification_cost", "balanced_accuracy", "f1"):  # issue 26
+        if len(args) != len(sig):
+            raise OdtTypeError(f"'{kind}' takes {'a cost table' if sig else 'no arguments'}; got {len(args)} "
+                               "argument(s)", span)
+        return confusion.quantity(scope, kind, args, span)
     required = [s for s in sig if not s.endswith("?")]
     if not len(required) <= len(args) <= len(sig):
         want = ", ".join({"g": "group", "g?": "[group]", "c": "class", "e": "expression"}[s] for s in sig) or "no arguments"
@@ -163,6 +170,10 @@ def quantity(scope: Scope, n: ast.Name, args: tuple[ast.Expr, ...], span: Span, 
         raise OdtTypeError(f"'{kind}' needs two classes; the target has {len(scope.data.classes)}", span,
                            "use predicted(c, G) and errors(G) for several classes")
     return LinearForm.of(QuantityRef(kind, group, klass, span=span))
+
+
+def _is_group(scope: Scope, a: ast.Expr) -> bool:
+    return isinstance(a, ast.Quantity) and a.name.text in scope.groups
 
 
 def group_weight(scope: Scope, group: str | None) -> Fraction:

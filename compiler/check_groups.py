@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from . import ast
+from . import ast, confusion
 from .check_exprs import Scope
 from .data import Dataset
 from .errors import Collector, OdtDataError, OdtError, OdtNameError, OdtTypeError, did_you_mean
@@ -151,7 +151,8 @@ def _compare(data: Dataset, left: ast.Value, op: str, right: ast.Value, span: Sp
 
 
 def check_cost_table(scope: Scope, table: ast.CostTable, errs: Collector) -> None:
-    """Every entry of a cost table names a feature."""
+    """Every entry of a cost table names a feature; a table of class pairs names classes."""
+    confusion.check_pairs(scope, table, errs)
     for n, _ in table.entries:
         check_feature_name(scope, n, errs)
 

@@ -41,6 +41,10 @@ QUANTITIES: dict[str, tuple[str, ...]] = {
     "mse": (),
     "mae": (),
     "r2": (),
+    # issue 26: cost-sensitive classification (``compiler/confusion.py``); t = cost table
+    "misclassification_cost": ("t",),
+    "balanced_accuracy": (),
+    "f1": (),
 }
 
 
@@ -53,6 +57,8 @@ class QuantityRef:
     klass: int | None = None
     inner: "LinearForm | None" = None
     span: Span | None = field(default=None, compare=False, hash=False)
+    #: misclassification_cost: ``matrix[actual][predicted]`` over class indices (issue 26)
+    matrix: tuple[tuple[Fraction, ...], ...] | None = None
 
     def __str__(self) -> str:
         args = []

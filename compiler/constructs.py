@@ -27,6 +27,7 @@ from .checked import (
     TreeSkeleton,
 )
 from .constraints.registry import family_of, is_structural
+from .constructs_confusion import confusion_uses
 from .source import Span
 from .regression import FRONT_KEYS, LOSSES, loss_of, objective_keys, relation_keys
 
@@ -98,7 +99,11 @@ def _quantities(form: LinearForm) -> Iterator[QuantityRef]:
 _GROUP_KINDS = {"predicted", "tp", "fp", "tn", "fn"}
 
 
-def _grouped(q: QuantityRef) -> bool:
+def _grouped(q: QuantityRef, in_objective: bool = False) -> bool:
+    """A group quantity (in the objective: of a group; the counts of every row there are a
+    cost matrix, issue 26, rows Ocm / Ocmx of ``constructs_confusion``)."""
+    if in_objective and q.group is None and q.kind in _GROUP_KINDS:
+        return False
     return q.kind in _GROUP_KINDS or (q.kind == "errors" and q.group is not None)
 
 
@@ -114,7 +119,7 @@ def _quantity_uses(form: LinearForm, span: Span | None, text: str, in_objective:
                 yield Use("O2fo", q.span or span, text)
         elif q.kind == "depth" and not in_objective:
             yield Use("O2d", q.span or span, text)
-        elif _grouped(q):
+        elif _grouped(q, in_objective):
             yield Use("O2g" if in_objective else "C1", span, text)
 
 
@@ -154,6 +159,8 @@ def _objective_uses(p: CheckedProgram) -> Iterator[Use]:
         if _rewards(level):
             yield Use("O2neg", o.span, text)
         yield from _quantity_uses(level, o.span, text, in_objective=True)
+    for key, span, quote in confusion_uses(p, tuple(levels), text):  # issue 26: cost matrices, F1
+        yield Use(key, span, quote)
 
 
 def _constraint_uses(p: CheckedProgram) -> Iterator[Use]:

@@ -40,7 +40,7 @@ from .skeletons.tree_structure import add_structure, add_structure_flow
 #: friendly solvers) and "flow" (Florio's MILP flow formulation, for MILP solvers)
 ENCODINGS = ("paths", "flow")
 
-PREDICTION_KINDS = {"predicted", "tp", "fp", "tn", "fn"}
+PREDICTION_KINDS = {"predicted", "tp", "fp", "tn", "fn", "misclassification_cost"}
 
 
 @dataclass(frozen=True)
@@ -333,11 +333,20 @@ def _predicted(enc, program: CheckedProgram, q: QuantityRef) -> tuple[list[tuple
         if mask is not None and not mask[bk.rows[0]]:
             continue
         weight = dict(bk.class_weight)
+        if q.matrix is not None:  # a cost matrix (issue 26): sum over predicted k of its weighted cost
+            for label in range(len(q.matrix)):
+                cost = sum((cw * q.matrix[a][label] for a, cw in weight.items()), Fraction(0))
+                if cost:
+                    t, c = enc.prediction(u, label)
+                    terms.extend((cost * coef, lit) for coef, lit in t)
+                    constant += cost * c
+            continue
         if q.kind == "predicted":
             k, w = q.klass, sum(weight.values(), Fraction(0))
         else:
-            k = 1 if q.kind in ("tp", "fp") else 0
-            w = weight.get(1 if q.kind in ("tp", "fn") else 0, Fraction(0))
+            pos = 1 if q.klass is None else q.klass  # the positive class (issue 26: tp(c))
+            k = pos if q.kind in ("tp", "fp") else 1 - pos
+            w = weight.get(pos if q.kind in ("tp", "fn") else 1 - pos, Fraction(0))
         if w:
             t, c = enc.prediction(u, k)
             terms.extend((w * coef, lit) for coef, lit in t)

@@ -24,7 +24,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from . import ast, support
+from . import ast, lower_confusion, support
 from .checked import CheckedProgram, LinearConstraint, LinearForm, QuantityRef, TreeSkeleton
 from .constraints import SearchParts, family_of
 from .constraints.samples import Samples, min_rows
@@ -55,6 +55,8 @@ _LOSSES = ("errors", "squared_error", "absolute_error")
 
 
 def _level(form: LinearForm) -> Level:
+    if lower_confusion.needs(form):  # issue 26: filled in by ``lower_confusion.apply``
+        return Level()
     errors, nodes, constant = Fraction(0), Fraction(0), form.constant
     for q, coef in form.terms:
         if q.kind in _LOSSES and q.group is None:  # a regression loss is the level's "errors" (issue 26)
@@ -78,7 +80,8 @@ def _cap(c: LinearConstraint) -> tuple[str, Fraction]:
 
 #: quantities that add up over the leaves, the nodes or the tested columns of a tree: a
 #: constraint over them (other than one cap on errors, nodes or leaves) is global (issue 14)
-_ADDITIVE = {"errors", "predicted", "tp", "fp", "tn", "fn", "nodes", "leaves", "features_used", "expected_cost"}
+_ADDITIVE = {"errors", "predicted", "tp", "fp", "tn", "fn", "nodes", "leaves", "features_used", "expected_cost",
+             "misclassification_cost"}
 
 
 def _check_global(c: LinearConstraint) -> None:
@@ -231,7 +234,17 @@ def lower_search(program: CheckedProgram) -> TreeSearch:
     fields.update(levels=tuple(parts.levels), max_nodes=parts.max_nodes, max_errors=parts.max_errors, orders=orders,
                   exclusions=exclusions, path_costs=tuple(path_costs), same_leaf=tuple(pairs), groups=groups,
                   globals=tuple(globals_), uses=uses)
-    return TreeSearch(**fields)
+    search = TreeSearch(**fields)
+    forms = _forms(program)
+    return lower_confusion.apply(search, forms, _level) if forms and lower_confusion.needs(forms[0]) else search
+
+
+def _forms(program: CheckedProgram) -> tuple[LinearForm, ...]:
+    """The objective levels the search minimises (a depth range's after its depth, S3)."""
+    forms = program.objective.levels
+    if getattr(program.skeleton, "depth_range", None) is not None:
+        forms = forms[1:] or (LinearForm(((QuantityRef("errors"), Fraction(1)),)),)
+    return forms
 
 
 def _global(c: LinearConstraint, names: list[str], dims: tuple[SplitDim, ...]) -> list[GlobalConstraint]:
@@ -257,7 +270,7 @@ def _global(c: LinearConstraint, names: list[str], dims: tuple[SplitDim, ...]) -
             if q.kind == "expected_cost":
                 assert c.costs is not None
                 costs = tuple(c.costs.of(d.column) for d in dims)
-            out.append(GlobalTerm(q.kind, k, group, q.klass, costs))
+            out.append(GlobalTerm(q.kind, k, group, q.klass, costs, q.matrix))
         return out
 
     plain = LinearForm(tuple(t for t in c.form.terms if t[0].kind != "abs"), c.form.constant)

@@ -257,8 +257,22 @@ class _ToAst(Transformer):
 
     def cost_table(self, meta, ch):
         entries = tuple(c for c in ch if isinstance(c, tuple))
-        defaults = [c for c in ch if not isinstance(c, tuple)]
-        return ast.CostTable(entries, defaults[-1] if defaults else None, self.s(meta))
+        pairs = tuple(c for c in ch if isinstance(c, ast.CostPair))
+        defaults = [c for c in ch if not isinstance(c, (tuple, ast.CostPair))]
+        return ast.CostTable(entries, defaults[-1] if defaults else None, self.s(meta), pairs)
+
+    def cost_pair(self, meta, ch):
+        return ast.CostPair(ch[0], ch[1], ch[2], self.s(meta))
+
+    def cost_label(self, meta, ch):
+        item = ch[0]
+        if isinstance(item, ast.Name):
+            return item
+        if isinstance(item, Token) and item.type == "STRING":
+            return ast.Name(_unquote(str(item)), self.s(meta))
+        value = item if isinstance(item, Fraction) else Fraction(str(item))
+        text = str(value.numerator) if value.denominator == 1 else str(float(value))
+        return ast.Name(text, self.s(meta))
 
     def cost_entry(self, meta, ch):
         return (ch[0], ch[1])

@@ -19,6 +19,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .data import Feature
+from .search_confusion import Confusion
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +100,8 @@ class GlobalTerm:
     group: int | None = None
     klass: int | None = None
     costs: tuple[Fraction, ...] | None = None  # expected_cost: per search dimension
+    #: misclassification_cost (issue 26): ``matrix[actual][predicted]`` per unit weight
+    matrix: tuple[tuple[Fraction, ...], ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +191,8 @@ class TreeSearch:
     #: regression: the target per row of X (float64); ``y`` is then each row's index among the
     #: distinct targets (``np.unique(target)``, which the task reads) and ``classes`` is empty
     target: np.ndarray | None = field(default=None, compare=False)
+    #: a cost matrix, balanced accuracy or F1 objective (issue 26; ``search_confusion``)
+    confusion: Confusion | None = None
 
     @property
     def n_classes(self) -> int:
@@ -203,9 +208,10 @@ class TreeSearch:
                 and self.max_errors is None and self.max_leaf_errors is None
                 and not (self.orders or self.exclusions or self.path_costs or self.same_leaf or self.globals
                          or self.uses)
-                and all(d.cut_range is None for d in self.dims))
+                and all(d.cut_range is None for d in self.dims)
+                and (self.confusion is None or (self.confusion.matrix is None and not self.confusion.f1)))
 
     @property
     def fronts(self) -> bool:
         """Global constraints: the Pareto-front engine (issue 14)."""
-        return bool(self.globals or self.uses)
+        return bool(self.globals or self.uses) or (self.confusion is not None and self.confusion.f1)

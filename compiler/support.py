@@ -50,6 +50,9 @@ _REGRESSION_TREES = "regression is for trees (dp)"
 _SQUARED = ("the squared error is quadratic in the leaf values: no linear or Boolean encoding is exact "
             "(dp searches it exactly)")
 _ABSOLUTE = "odt has no solver encoding of leaf values yet; dp searches it exactly"
+_F1_RATIO = ("F1 = 2tp / (2tp + fp + fn) is a ratio of two quantities of the tree, not linear: dp maximises it "
+             "by Dinkelbach's parametric search (a few exact cost-sensitive trees)")
+_F1_TREES = "f1 is searched by dp on trees"
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +183,24 @@ TABLE: tuple[Construct, ...] = (
          nobody("dp checks caps on the tree's loss, nodes and leaves at the root (squared_error <= k, r2 >= x, "
                 "nodes <= k), and keeps no Pareto front of losses; the solver backends have no regression encoding"),
          nobody(_REGRESSION_TREES), nobody(_REGRESSION_TREES)),
+    _row("Ocm", "a misclassification cost in the objective: misclassification_cost(T), balanced_accuracy, or "
+         "tp/fp/tn/fn/predicted of every row", "issue 26; STreeD cost-sensitive",
+         every(), solvers(_NO_DP_DAG), solvers(_DP_BDD)),
+    _row("Ocmx", "a misclassification cost objective with a constraint on errors, classes or groups, or with "
+         "another level over the classes", "issue 26",
+         solvers("dp reads a cost objective by reweighting or relabelling the rows, so only constraints that do "
+                 "not read the classes (sizes, minimum leaf size, paths, thresholds) and later levels over nodes "
+                 "and leaves go with it"),
+         solvers(_NO_DP_DAG), solvers(_DP_BDD)),
+    _row("Of1", "maximize f1 (two classes, the positive class second)", "issue 26; STreeD F1 (Sec. 5)",
+         only(("dp",), _F1_RATIO), nobody(_F1_TREES), nobody(_F1_TREES)),
+    _row("Of1x", "f1 in a constraint, minimised, with another objective level or with a constraint on errors, "
+         "classes or groups", "issue 26",
+         nobody("f1 is taken as the only objective level, 'maximize f1', with constraints that do not read the "
+                "classes (sizes, minimum leaf size, paths, thresholds): dp's Dinkelbach steps are "
+                "cost-sensitive trees of the same program"), nobody(_F1_TREES), nobody(_F1_TREES)),
+    _row("Ccm", "misclassification_cost(T) or balanced_accuracy in a constraint", "issue 26",
+         every(), solvers(_NO_DP_DAG), solvers(_DP_BDD)),
     # ---------------------------------------------------------------- constraints (C)
     _row("O4", "errors <= k (errors == 0: perfect classification)", "Avellaneda DT_size; Hu P_bdd; Florio (19)",
          every(), solvers(_NO_DP_DAG), every()),

@@ -36,17 +36,40 @@ def quantity_value(program: CheckedProgram, tree: "Tree | Diagram", pred: np.nda
         case "predicted":
             return float(w[mask & (pred == q.klass)].sum())
         case "tp" | "fp" | "tn" | "fn":
-            positive = pred == 1
-            actual = data.y == 1
+            pos = 1 if q.klass is None else q.klass  # the positive class (issue 26: tp(c))
+            positive = pred == pos
+            actual = data.y == pos
             sel = {"tp": positive & actual, "fp": positive & ~actual, "tn": ~positive & ~actual,
                    "fn": ~positive & actual}[q.kind]
             return float(w[mask & sel].sum())
         case "squared_error" | "absolute_error":
             return loss_value(program, tree, pred, q.kind)
+        case "misclassification_cost":  # issue 26: sum over rows of w * M[actual][predicted]
+            assert q.matrix is not None
+            M = np.array([[float(v) for v in row] for row in q.matrix])
+            return float((w[mask] * M[data.y[mask], pred[mask]]).sum())
+        case "f1":
+            return float(f1_exact(program, pred, 1 if q.klass is None else q.klass))
         case "abs":
             assert q.inner is not None
             return abs(form_value(program, tree, pred, q.inner))
     raise ValueError(f"quantity {q} cannot be evaluated on a tree")
+
+
+def f1_exact(program: CheckedProgram, pred: np.ndarray, positive: int = 1) -> Fraction:
+    """F1 of the positive class (index 1) over every row, exactly: 2tp / (2tp + fp + fn)
+    with the weights read as the fractions they stand for; 0 when tp + fp + fn is 0
+    (scikit-learn's ``zero_division=0``... of a set with no positive row and none predicted)."""
+    data = program.dataset
+    w = data.row_weights()
+
+    def total(sel: np.ndarray) -> Fraction:
+        vals, counts = np.unique(w[sel], return_counts=True)
+        return sum((Fraction(float(v)).limit_denominator(10**9) * int(k) for v, k in zip(vals, counts)), Fraction(0))
+
+    pos, actual = pred == positive, data.y == positive
+    tp, fp, fn = total(pos & actual), total(pos & ~actual), total(~pos & actual)
+    return Fraction(0) if tp == 0 else 2 * tp / (2 * tp + fp + fn)
 
 
 def form_value(program: CheckedProgram, tree: "Tree | Diagram", pred: np.ndarray, form: LinearForm) -> float:

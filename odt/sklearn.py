@@ -37,6 +37,7 @@ from odt.compiler.data import EXACT_INTEGERS, Binarizer, _beyond_exact, table_fr
 from odt.compiler.errors import OdtDataError, OdtError, OdtInputError, OdtInputTypeError
 from odt.compiler.parse import parse_program
 from odt.program import compile as compile_program
+from odt.sklearn_objective import OBJECTIVES, objective_lines
 
 #: Column names of the target and the weights in the table handed to ``odt.compile``
 #: (quoted names, so no feature of X can take them).
@@ -122,6 +123,17 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
             ``"learn"`` and ``"drop"`` a missing text or category cell is a category of its
             own (``"?"``). A column that had no missing cell in training has no learned
             direction: ``predict`` refuses a missing cell there, naming column and row.
+        objective: ``"errors"`` (default: weighted training errors, or with ``class_costs``
+            their misclassification cost), ``"balanced_accuracy"`` (maximised: the mean
+            recall over the classes, scikit-learn's ``balanced_accuracy_score``; with
+            ``alpha``, minus ``alpha`` per decision node) or ``"f1"`` (maximised: F1 of the
+            second class of ``classes_``, two classes; no ``alpha``). ``program`` overrides it.
+        class_costs: a misclassification cost matrix (cost-sensitive classification):
+            ``{(actual, predicted): cost}`` over labels of y, an unlisted misclassification
+            costing 1 and a correct prediction 0, or a square array-like
+            ``[actual][predicted]`` in ``classes_`` order (the layout of scikit-learn's
+            ``confusion_matrix``). Minimised: sum over rows of ``sample_weight * cost``,
+            plus ``alpha * N`` per decision node.
         unknown: what ``predict`` and ``predict_proba`` do with a row holding a category
             that no training row had (as ``Tree.predict`` and ``odtc predict --unknown``):
             ``"error"`` (default) refuses it with an ``OdtInputError`` (a ``ValueError``)
@@ -185,12 +197,15 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
         "time_limit": [Interval(numbers.Real, 0, None, closed="neither"), None],
         "missing": [StrOptions({"learn", "drop", "error"}), None],
         "unknown": [StrOptions(set(UNKNOWN_CHOICES))],
+        "objective": [StrOptions(set(OBJECTIVES))],
+        "class_costs": [abc.Mapping, "array-like", None],
     }
 
     def __init__(self, max_depth: int | None = 3, max_leaves: int | None = None, max_nodes: int | None = None,
                  alpha: float = 0.0, min_samples_leaf: int | float = 1, constraints: str = "",
                  program: str | None = None, params: Mapping[str, Any] | None = None, backend: str = "auto",
-                 time_limit: float | None = None, missing: str | None = "learn", unknown: str = "error"):
+                 time_limit: float | None = None, missing: str | None = "learn", unknown: str = "error",
+                 objective: str = "errors", class_costs: Any = None):
         self.max_depth = max_depth
         self.max_leaves = max_leaves
         self.max_nodes = max_nodes
@@ -203,6 +218,8 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
         self.time_limit = time_limit
         self.missing = missing
         self.unknown = unknown
+        self.objective = objective
+        self.class_costs = class_costs
 
     # ------------------------------------------------------------------ scikit-learn protocol
     def __sklearn_tags__(self):
@@ -466,13 +483,13 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
         lines = [f"param max_depth = {int(depth)}", f"data {{ {inject} }}",
                  f"model tree(depth <= max_depth{sizes})"]
         alpha = _exact(self.alpha, "alpha")
-        if alpha > 0:
-            total = Fraction(int(self._n_rows)) if weights is None else _exact(float(weights.sum()), "weights")
-            coef = alpha * total
-            lines.append(f"param node_cost = {_decimal(coef)}")
+        total = Fraction(int(self._n_rows)) if weights is None else _exact(float(weights.sum()), "weights")
+        if alpha > 0 and self.objective == "errors" and self.class_costs is None:
+            lines.append(f"param node_cost = {_decimal(alpha * total)}")
             lines.append("minimize errors + node_cost * nodes")
-        else:
-            lines.append("minimize errors")
+        else:  # issue 26: balanced accuracy, F1, a cost matrix (odt/sklearn_objective.py)
+            lines += objective_lines(self.objective, self.class_costs, self.classes_,
+                                     alpha * total if alpha > 0 else None, total, _decimal)
         body = []
         least = self.min_samples_leaf
         if isinstance(least, numbers.Real) and not isinstance(least, numbers.Integral):  # a fraction of the rows

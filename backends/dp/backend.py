@@ -32,6 +32,8 @@ from . import blas, jit, regression_two
 from .anytime import EngineResult
 from .bdd import optimal_bdd, to_diagram
 from .contree import contree_result
+from .confusion import true_errors
+from .f1 import dinkelbach
 from .task import task_of
 
 
@@ -127,8 +129,9 @@ class DpBackend(Backend):
         log = f"{name}: {res.stats}"
         if res.tree is None:
             return None, BackendResult(status, None, None, res.lower_bound, clock.elapsed(), log)
+        errors = res.errors if problem.confusion is None else true_errors(res.tree, problem)  # issue 26
         return decode_tree(res.tree, problem), BackendResult(status, None, res.levels, res.lower_bound,
-                                                             clock.elapsed(), log, res.errors)
+                                                             clock.elapsed(), log, errors)
 
     def _tree_engine(self, problem: TreeSearch, options: SolveOptions) -> tuple[str, EngineResult]:
         """ConTree on raw thresholds for the plain fragment; the STreeD-style searches on
@@ -140,6 +143,11 @@ class DpBackend(Backend):
             if on_progress is not None:
                 on_progress(Progress(elapsed, incumbent, bound, note))
 
+        if problem.confusion is not None and problem.confusion.f1 and not options.extra.get("f1_fronts"):
+            def step(sub: TreeSearch, left: float | None) -> EngineResult:
+                return self._tree_engine(sub, replace(options, time_limit=left, on_progress=None))[1]
+
+            return "F1 by Dinkelbach steps", dinkelbach(problem, options.time_limit, step, report)
         task = task_of(problem)
         if any(d.ordered for d in problem.dims) and regression_two.takes(problem):  # regression on raw thresholds
             return "depth-two regression", regression_two.optimal_regression_two(problem, options.time_limit, report)

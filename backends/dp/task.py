@@ -207,6 +207,28 @@ class AbsoluteError(Task):
         return float((total * np.abs(self.values - float(label))).sum())
 
 
+@dataclass(frozen=True)
+class CostMatrix(Misclassification):
+    """A misclassification cost matrix (issue 26; STreeD's cost-sensitive task): the
+    statistics are each class's weight, and a leaf predicting k costs
+    ``sum_a W_a * matrix[a][k]``; it predicts its cheapest label (the lowest index on ties).
+    ``matrix`` is row-shifted to >= 0 by the lowering, so 0 is a lower bound. No compiled
+    twin, and no similarity bound (moving a row changes a leaf by up to its largest cost)."""
+
+    matrix: tuple[tuple[float, ...], ...] = ()
+    similarity: bool = False
+    KERNEL = -1
+
+    def costs(self, totals: np.ndarray) -> np.ndarray:
+        return (totals @ np.asarray(self.matrix, dtype=np.float64)).min(axis=-1)
+
+    def labels(self, totals: np.ndarray) -> np.ndarray:
+        return (totals @ np.asarray(self.matrix, dtype=np.float64)).argmin(axis=-1)
+
+    def leaf_cost_of(self, total: np.ndarray, label: int) -> float:
+        return float(total @ np.asarray(self.matrix, dtype=np.float64)[:, label])
+
+
 def task_of(problem) -> Task:
     """The task of a search problem (``compiler.search.TreeSearch``): misclassification,
     with the node cost of a single objective level ``a * errors + b * nodes`` (b / a), a
@@ -218,6 +240,10 @@ def task_of(problem) -> Task:
         return regression_task(problem)
     node_cost = float(levels[0].nodes / levels[0].errors) if len(levels) == 1 and levels[0].errors > 0 else 0.0
     cap = problem.max_leaf_errors
+    confusion = getattr(problem, "confusion", None)
+    if confusion is not None and confusion.matrix is not None:  # issue 26 (no per-leaf bound with it: Ocmx)
+        return CostMatrix(node_cost=node_cost, front=bool(problem.fronts), n_classes=problem.n_classes,
+                          matrix=tuple(tuple(float(v) for v in row) for row in confusion.matrix))
     return Misclassification(node_cost=node_cost, front=bool(problem.fronts), n_classes=problem.n_classes,
                              max_leaf=math.inf if cap is None else float(cap), similarity=cap is None)
 

@@ -94,6 +94,7 @@ BAD = [  # (parameter, a bad type, a bad value)
     ("max_depth", 2.5, -1), ("max_leaves", "4", 0), ("max_nodes", 1.5, -2), ("alpha", "0.1", -0.5),
     ("min_samples_leaf", "5", 0), ("constraints", 3, None), ("program", 7, None), ("params", [("d", 1)], None),
     ("backend", 1, "gurobi"), ("time_limit", "60", -5), ("missing", 0, "ignore"), ("unknown", None, "skip"),
+    ("objective", 1, "accuracy"), ("class_costs", 3, None),
 ]
 
 
@@ -104,7 +105,7 @@ def test_every_parameter_is_validated_the_scikit_learn_way(iris, name, bad_type,
     for value in (bad_type, bad_value):
         if value is None and name in ("constraints",):
             continue
-        if value is None and name in ("program", "params"):
+        if value is None and name in ("program", "params", "class_costs"):
             continue  # None is their default
         with pytest.raises(InvalidParameterError, match=f"The '{name}' parameter of ODTClassifier must be") as e:
             ODTClassifier(**{name: value}).fit(X, y)

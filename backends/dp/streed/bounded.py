@@ -79,7 +79,7 @@ class BoundedSearch(Search):
         self.similarity = self.ingr.trivial and not len(self.pairs) and self.min_leaf <= 1 and self.min_node <= 1 \
             and self.task.similarity
         self._kernels3: Any = _kernels() if self.compiled else None
-        #: depth three in one compiled call (``kernels.depth_three``): rows of weight one, no branch state
+        #: depth three in one compiled call (``kernels.depth_three``): rows of one weight per class, no branch state
         self.compiled_three = COMPILED_THREE and self.compiled and self.unit and self.ingr.trivial \
             and not len(self.pairs)  # (``unit``: the compiled kernels' task, misclassification, too)
         self.pruned = 0
@@ -113,7 +113,8 @@ class BoundedSearch(Search):
             indptr, indices, label, _ = self._rows_csr()
             V = np.zeros(4)
             self._kernels3.depth_two_values(indptr, indices, label, S, self.B.shape[1], self.n_classes, self.c,
-                                            float(self.min_leaf), float(self.min_node), *self._three_cache(), V)
+                                            float(self.min_leaf), float(self.min_node), *self._three_cache(), V,
+                                            self.class_weight)
             self.vals2[key] = V
         return V
 
@@ -178,7 +179,8 @@ class BoundedSearch(Search):
                 indptr, indices, label, _ = self._rows_csr()
                 best, f, kl, kr, lb_split, solves = self._kernels3.depth_three(
                     indptr, indices, label, S, self.B.shape[1], self.n_classes, k, min(ub, leaf), self.c, self.gap,
-                    float(self.min_leaf), float(self.min_node), self.similarity, EPS, *self._three_cache())
+                    float(self.min_leaf), float(self.min_node), self.similarity, EPS, *self._three_cache(),
+                    self.class_weight)
                 choice = None if f < 0 else (int(f), int(kl), int(kr))
                 self.depth_two_solves += int(solves)
             else:

@@ -309,16 +309,17 @@ def bit_frequencies(indptr, indices, label, S, m, K):  # pragma: no cover
 
 
 @njit(cache=True, nogil=True)
-def _child_values(P, Y, side, K, m, W, c, min_leaf, min_node, counts, C1, C2, every, out):  # pragma: no cover
+def _child_values(P, Y, side, K, m, W, c, min_leaf, min_node, counts, C1, C2, every, out, cw):  # pragma: no cover
     """``out[i]``: the least ``errors + c * nodes`` of a depth-two tree with at most i nodes
-    over the rows of bitset ``side`` (i = 0..3), by ``depth_two_tail`` on the popcounts."""
+    over the rows of bitset ``side`` (i = 0..3), by ``depth_two_tail`` on the popcounts
+    (each row of class k weighing ``cw[k]``: the class weights of a cost matrix, issue 26)."""
     total = np.zeros(K)
     s = 0.0
     for k in range(K):
         t = 0
         for w in range(W):
             t += popcount(Y[k, w] & side[w])
-        total[k] = t
+        total[k] = t * cw[k]
         s += t
     counts[:, :] = 0.0
     Q = np.empty((m, W), dtype=np.uint64)
@@ -331,7 +332,7 @@ def _child_values(P, Y, side, K, m, W, c, min_leaf, min_node, counts, C1, C2, ev
                 t = 0
                 for w in range(W):
                     t += popcount(Q[a, w] & Q[b, w])
-                C2[k, a, b] = t
+                C2[k, a, b] = t * cw[k]
                 counts[a, b] += t
             C1[k, a] = C2[k, a, a]
     leaf = _leaf_err(total, K)
@@ -347,7 +348,7 @@ def _child_values(P, Y, side, K, m, W, c, min_leaf, min_node, counts, C1, C2, ev
 
 @njit(cache=True, nogil=True)
 def _cached_child(P, Y, side, S, K, m, W, c, min_leaf, min_node, counts, C1, C2, every, out,
-                  zobrist, table_keys, table_index, stored_bits, stored_vals, n_stored, gbits):  # pragma: no cover
+                  zobrist, table_keys, table_index, stored_bits, stored_vals, n_stored, gbits, cw):  # pragma: no cover
     """``_child_values`` of the rows of ``side`` (local positions into ``S``), from the table
     when these rows were solved before; returns 1 when solved here, else 0."""
     h = np.uint64(0)
@@ -379,7 +380,7 @@ def _cached_child(P, Y, side, S, K, m, W, c, min_leaf, min_node, counts, C1, C2,
             pos = -1  # another row set with this hash: solved, not kept
             break
         pos = (pos + 1) & mask
-    _child_values(P, Y, side, K, m, W, c, min_leaf, min_node, counts, C1, C2, every, out)
+    _child_values(P, Y, side, K, m, W, c, min_leaf, min_node, counts, C1, C2, every, out, cw)
     if pos >= 0 and n_stored[0] < stored_bits.shape[0]:
         slot = n_stored[0]
         n_stored[0] += 1
@@ -394,7 +395,7 @@ def _cached_child(P, Y, side, S, K, m, W, c, min_leaf, min_node, counts, C1, C2,
 
 @njit(cache=True, nogil=True)
 def depth_three(indptr, indices, label, S, m, K, k, ub, c, gap, min_leaf, min_node, similarity, eps,
-                zobrist, table_keys, table_index, stored_bits, stored_vals, n_stored):  # pragma: no cover
+                zobrist, table_keys, table_index, stored_bits, stored_vals, n_stored, cw):  # pragma: no cover
     """The split search of ``bounded.BoundedSearch._splits`` for a subproblem of depth three
     (rows ``S`` of weight one, every candidate allowed), compiled: candidates ordered by
     their depth-one error and one per partition of ``S``; each child a depth-two tree from
@@ -418,9 +419,13 @@ def depth_three(indptr, indices, label, S, m, K, k, ub, c, gap, min_leaf, min_no
         bit = np.uint64(1) << np.uint64(i & 63)
         full[word] |= bit
         Y[cl, word] |= bit
-        total[cl] += 1.0
+        total[cl] += cw[cl]
         for j in range(indptr[r], indptr[r + 1]):
             P[cl, indices[j], word] |= bit
+    wmax = 0.0  # a row moved changes a value by at most its weight (the similarity bound)
+    for cl in range(K):
+        if cw[cl] > wmax:
+            wmax = cw[cl]
     A = np.zeros((m, W), dtype=np.uint64)
     for cl in range(K):
         for f in range(m):
@@ -442,7 +447,7 @@ def depth_three(indptr, indices, label, S, m, K, k, ub, c, gap, min_leaf, min_no
             u = 0
             for w in range(W):
                 u += popcount(P[cl, f, w])
-            rc[cl] = u
+            rc[cl] = u * cw[cl]
         lt = 0.0
         lm = -1.0
         rt = 0.0
@@ -514,7 +519,7 @@ def depth_three(indptr, indices, label, S, m, K, k, ub, c, gap, min_leaf, min_no
                     for w in range(W):
                         miss += popcount(ref_bits[r, w] & ~sides[sd, w])
                     for i in range(4):
-                        v = ref_val[r, i] - miss
+                        v = ref_val[r, i] - miss * wmax
                         if v > lbs[sd, i]:
                             lbs[sd, i] = v
         solved0 = False
@@ -532,7 +537,7 @@ def depth_three(indptr, indices, label, S, m, K, k, ub, c, gap, min_leaf, min_no
                 continue
             if not solved0:
                 solves += _cached_child(P, Y, sides[0], S, K, m, W, c, min_leaf, min_node, counts, C1, C2, every,
-                                        vals[0], zobrist, table_keys, table_index, stored_bits, stored_vals, n_stored, gbits)
+                                        vals[0], zobrist, table_keys, table_index, stored_bits, stored_vals, n_stored, gbits, cw)
                 solved0 = True
                 for i in range(4):
                     if vals[0, i] > lbs[0, i]:
@@ -544,7 +549,7 @@ def depth_three(indptr, indices, label, S, m, K, k, ub, c, gap, min_leaf, min_no
                 continue
             if not solved1:
                 solves += _cached_child(P, Y, sides[1], S, K, m, W, c, min_leaf, min_node, counts, C1, C2, every,
-                                        vals[1], zobrist, table_keys, table_index, stored_bits, stored_vals, n_stored, gbits)
+                                        vals[1], zobrist, table_keys, table_index, stored_bits, stored_vals, n_stored, gbits, cw)
                 solved1 = True
                 for i in range(4):
                     if vals[1, i] > lbs[1, i]:
@@ -575,7 +580,7 @@ def depth_three(indptr, indices, label, S, m, K, k, ub, c, gap, min_leaf, min_no
 
 @njit(cache=True, nogil=True)
 def depth_two_values(indptr, indices, label, S, m, K, c, min_leaf, min_node,
-                     zobrist, table_keys, table_index, stored_bits, stored_vals, n_stored, out):  # pragma: no cover
+                     zobrist, table_keys, table_index, stored_bits, stored_vals, n_stored, out, cw):  # pragma: no cover
     """``out[i]``: the least ``errors + c * nodes`` of a depth-two tree over rows ``S`` (of
     weight one, every candidate allowed) with at most i nodes, i = 0..3, through the
     depth-two table of ``depth_three``."""
@@ -599,4 +604,4 @@ def depth_two_values(indptr, indices, label, S, m, K, c, min_leaf, min_node,
     every = np.zeros((0, 0), dtype=np.bool_)
     gbits = np.zeros(stored_bits.shape[1], dtype=np.uint64)
     return _cached_child(P, Y, full, S, K, m, W, c, min_leaf, min_node, counts, C1, C2, every, out,
-                         zobrist, table_keys, table_index, stored_bits, stored_vals, n_stored, gbits)
+                         zobrist, table_keys, table_index, stored_bits, stored_vals, n_stored, gbits, cw)

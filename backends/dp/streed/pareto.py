@@ -31,6 +31,7 @@ root feasible for D.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass
@@ -47,6 +48,7 @@ from ..anytime import EngineResult, Incumbent, Timeout, deepen, finish
 from ..task import task_of
 from .binarize import binarize
 from .branch import ingredients
+from . import f1
 from .fronts import MASK_EXACT, MASK_IGNORE, MASK_SUBSET, best_pairs, nondominated, pairs
 from .root import _tree
 from .solve import Search
@@ -113,8 +115,12 @@ def _leaf_matrix(term, types: list[tuple[int, tuple[bool, ...]]], C: int) -> np.
         if term.group is not None and not member[term.group]:
             continue
         for c in range(C):
-            hit = {"errors": c != y, "predicted": c == term.klass, "tp": c == 1 and y == 1,
-                   "fp": c == 1 and y != 1, "tn": c != 1 and y != 1, "fn": c != 1 and y == 1}[term.kind]
+            if term.matrix is not None:  # a cost matrix (issue 26): its entry per unit weight
+                out[t, c] = Fraction(term.matrix[y][c])
+                continue
+            pos = 1 if term.klass is None or term.kind == "predicted" else term.klass  # tp(c): c positive
+            hit = {"errors": c != y, "predicted": c == term.klass, "tp": c == pos and y == pos,
+                   "fp": c == pos and y != pos, "tn": c != pos and y != pos, "fn": c != pos and y == pos}[term.kind]
             out[t, c] = Fraction(int(hit))
     return out
 
@@ -135,7 +141,9 @@ def components(problem: TreeSearch, cand_dim: np.ndarray, s: Fraction, type_keys
         return out
 
     zero_cost = [Fraction(0)] * m
-    for lv in problem.levels:
+    if problem.confusion is not None and problem.confusion.f1:  # issue 26: (fp, fn) fronts, scored at the root
+        rows.extend(f1.rows(type_keys, C, zero_cost, problem.confusion.positive))
+    for lv in problem.levels if not rows else ():
         rows.append(("min", errors_leaf(lv.errors), lv.nodes, zero_cost, Fraction(0), lv.constant))
     if problem.max_nodes is not None:
         rows.append(("<=", errors_leaf(Fraction(0)), Fraction(1), zero_cost, Fraction(0), -Fraction(problem.max_nodes)))
@@ -313,7 +321,12 @@ class FrontSearch:
         others = [k for k in range(self.K) if comp.sense[k] != "min"]
         rows_of = {k for pair in comp.mirrors for k in pair}
         self.root_window = None
-        if self.root_exact and len(problem.levels) == 1 and comp.sense[0] == "min":
+        #: maximize f1 (issue 26): no incumbent on component 0; vectors are pruned by ``f1.bound``
+        self.scored = problem.confusion is not None and problem.confusion.f1
+        pos = problem.confusion.positive if problem.confusion is not None and self.scored else 1
+        self.positive = int(self.wint[problem.y == pos].sum())
+        self.best_f1: Fraction | None = None
+        if self.root_exact and not self.scored and len(problem.levels) == 1 and comp.sense[0] == "min":
             if len(others) == 1 and comp.sense[others[0]] == "==":
                 self.root_window = others[0]
             elif len(comp.mirrors) == 1 and set(others) == rows_of:
@@ -355,6 +368,8 @@ class FrontSearch:
                 ok &= (least[:, k] <= 0) & (most[:, k] >= 0)
         if self.ub is not None:
             ok &= least[:, 0] <= self.ub
+        if self.scored:
+            ok &= f1.bound(V, self.positive, self.best_f1)
         return fr if ok.all() else fr.take(np.flatnonzero(ok))
 
     def _caps(self, cnt: np.ndarray, root: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -480,7 +495,7 @@ class FrontSearch:
             fr = self._filter(self._prune(fr, cnt, root))
             if len(fr):
                 out.append(fr)
-                if root and self.root_exact:  # the prune at the root is exact: each vector is a feasible tree
+                if root and self.root_exact and not self.scored:  # the prune at the root is exact: each vector is a feasible tree
                     best = int(fr.V[:, 0].min()) + int(self.comp.const[0])
                     if self.ub is None or best < self.ub:
                         self.ub = best
@@ -560,12 +575,20 @@ def optimal_front_tree(problem: TreeSearch, time_limit: float | None = None,
         idx, final = search.feasible_values(fr)
         if not idx.size:
             return None
+        if search.scored:  # issue 26: the largest F1 (the key: -F1)
+            top, i = f1.best(idx, final, search.positive)
+            return Incumbent((-top,), d, i)
         keys = final[idx][:, :n_levels]
         order = np.lexsort([keys[:, j] for j in range(n_levels - 1, -1, -1)])
         i = int(idx[order[0]])
         return Incumbent(tuple(int(v) for v in final[i, :n_levels]), d, i)
 
     def improved(best: Incumbent) -> None:
+        if search.scored:
+            search.best_f1 = -best.key[0]
+            if on_progress is not None:
+                on_progress(time.perf_counter() - start, best.key[0], Fraction(-1), note())
+            return
         search.ub = best.key[0]
         if on_progress is not None:
             on_progress(time.perf_counter() - start, Fraction(best.key[0]) / comp.scale[0], bound0, note())
@@ -577,6 +600,15 @@ def optimal_front_tree(problem: TreeSearch, time_limit: float | None = None,
         tree, errors = _tree(raw, search.cand), _errors(raw, search, rows)
     stats = {"subproblems": search.calls, "cache": len(search.cache), "candidates": int(search.cand.B.shape[1]),
              "components": search.K, "row_types": search.T, "max_front": search.max_front}
+    if search.scored:  # the levels and bound are -F1, not the errors ``finish`` reads
+        res = finish(problem, tree, errors, timed_out, start, stats, None)
+        if best is None:
+            return res
+        value = best.key[0]
+        bound = value if res.status == "optimal" else Fraction(-1)
+        if on_progress is not None:
+            on_progress(time.perf_counter() - start, value, bound, note())
+        return dataclasses.replace(res, levels=(value,), lower_bound=bound)
     return finish(problem, tree, errors, timed_out, start, stats, on_progress, note())
 
 

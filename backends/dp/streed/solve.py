@@ -96,8 +96,11 @@ class Search:
         self._csr: tuple | None = None
         self.incremental = self.compiled_task and bool(np.all(self.w == np.round(self.w))) \
             and self.w.sum() < 2.0**50
-        #: every row of weight one: the depth-two frequencies by bitsets (``kernels.bit_frequencies``)
-        self.unit = self.compiled_task and bool(np.all(self.w == 1.0))
+        #: every row of class k of one integral weight ``class_weight[k]`` (1 without weights; a cost
+        #: matrix's class weights, issue 26): the depth-two frequencies by bitsets
+        #: (``kernels.bit_frequencies``, scaled per class) and the compiled depth three
+        self.class_weight = _class_weights(self.y, self.w, self.n_classes) if self.compiled_task else None
+        self.unit = self.class_weight is not None
         self.calls = 0
         #: the compiled kernels (``kernels.py``) once compiled (``jit.ready``); while their warm-up
         #: runs, numpy, and the search stops when they are ready (``jit.due``)
@@ -223,7 +226,10 @@ class Search:
         freq = self._freq.pop(S.tobytes(), None)
         if freq is None and self.unit and self.compiled:
             indptr, indices, label, _ = self._rows_csr()
-            freq = _kernels().bit_frequencies(indptr, indices, label, S, self.B.shape[1], self.n_classes)
+            counts, C1, C2 = _kernels().bit_frequencies(indptr, indices, label, S, self.B.shape[1], self.n_classes)
+            cw = self.class_weight
+            assert cw is not None
+            freq = (counts, C1, C2) if bool(np.all(cw == 1.0)) else (counts, C1 * cw[:, None], C2 * cw[:, None, None])
         elif freq is None and self.incremental and self.compiled:
             freq = self._slot_frequencies(S)
         if self.paired_task:
@@ -416,3 +422,16 @@ class Search:
         child = self.ingr.child(state, f)
         sub = k - 1 if self.counting else 0
         return ("split", f, self.decode(S[~col], d - 1, sub, child, il), self.decode(S[col], d - 1, sub, child, ir))
+
+
+def _class_weights(y: np.ndarray, w: np.ndarray, K: int) -> np.ndarray | None:
+    """Each class's one weight when every row of the class has it and it is integral
+    (rows of weight one: ones), else None."""
+    cw = np.ones(K)
+    for k in range(K):
+        wk = w[y == k]
+        if wk.size:
+            if not (wk == wk[0]).all() or wk[0] != round(wk[0]) or wk[0] <= 0:
+                return None
+            cw[k] = wk[0]
+    return cw if float(w.sum()) < 2.0**50 else None
