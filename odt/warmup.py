@@ -121,6 +121,7 @@ def numba_cached(group: str) -> bool:
 
 def _compile_and_stamp(group: str, folder: Any) -> tuple[str, float]:
     try:
+        jit.forget_stale(group)
         seconds = compile_group(group)
     except Exception:
         traceback.print_exc()
@@ -161,6 +162,7 @@ def warm(groups: Iterable[str], force: bool = False, out=sys.stdout) -> dict[str
             result[group] = "ok"
             continue
         if folder is None:  # nowhere to keep a stamp: numba's cache alone
+            jit.forget_stale(group)
             seconds = compile_group(group)
             print(f"{group}: compiled in {seconds:.1f} s (no writable folder for its stamp)", file=out)
             result[group] = "ok" if numba_cached(group) else "nocache"

@@ -200,6 +200,36 @@ def fingerprint(group: str) -> str:
     return _fingerprints[key]
 
 
+def forget_stale(group: str) -> int:
+    """Delete the group's numba cache files older than its newest source; the number deleted.
+
+    numba checks a cached kernel against its own file only: a kernel that calls one of
+    another module (``kernels.d2_search`` calls ``kernels_eval``'s) keeps running the old
+    callee after that module changes, warm-up or not. A warm-up therefore starts by
+    dropping every cache entry that predates a source of the group's folders (an edit, a
+    checkout, an upgrade); entries written after them (another group's warm-up of the same
+    files, e.g. ``contree`` before ``contree-float``) stay."""
+    sources = [p for folder in GROUPS[group] for p in (_HERE / folder).glob("*.py")]
+    if not sources:
+        return 0
+    newest = max(p.stat().st_mtime for p in sources)
+    places = [(p.parent / "__pycache__", p.stem) for p in sources]
+    extra = os.environ.get("NUMBA_CACHE_DIR")
+    removed = 0
+    for place, stem in places:
+        found = list(place.glob(f"{stem}.*.nb[ic]"))
+        if extra:
+            found += list(Path(extra).rglob(f"{stem}.*.nb[ic]"))
+        for cached in found:
+            try:
+                if cached.stat().st_mtime < newest:
+                    cached.unlink()
+                    removed += 1
+            except OSError:
+                pass
+    return removed
+
+
 def _numba_version() -> bytes:
     """numba's version file (read, not imported: importing numba takes 0.5-1 s, and
     ``importlib.metadata`` 15-20 ms, in a process that may not need it)."""

@@ -235,3 +235,25 @@ def test_odtc_warmup_skips_compiled_groups_and_refuses_unknown_ones(auto, capsys
     assert "streed: compiled already" in capsys.readouterr().out
     assert main(["warmup", "streed", "nope"]) == 1
     assert "unknown kernel group 'nope'" in capsys.readouterr().err
+
+
+def test_a_warm_up_drops_cache_entries_older_than_the_groups_sources():
+    """numba checks a kernel's cache against its own file only, so an entry that predates
+    any source of the group (a callee in another module changed) is deleted before the
+    group compiles; an entry newer than every source stays."""
+    from odt.backends.dp import jit as jit_module
+
+    cache = Path(jit_module.__file__).parent / "contree" / "__pycache__"
+    cache.mkdir(exist_ok=True)
+    stale, fresh = cache / "kernels.test_only_stale-1.py0.nbi", cache / "kernels.test_only_fresh-1.py0.nbi"
+    try:
+        stale.write_bytes(b"")
+        fresh.write_bytes(b"")
+        os.utime(stale, (0, 0))
+        future = time.time() + 3600
+        os.utime(fresh, (future, future))
+        assert jit_module.forget_stale("contree") >= 1
+        assert not stale.exists() and fresh.exists()
+    finally:
+        stale.unlink(missing_ok=True)
+        fresh.unlink(missing_ok=True)
