@@ -441,6 +441,15 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
         return bundle
 
     # ------------------------------------------------------------------ helpers
+    def _objective_lines(self, alpha: Fraction, total: Fraction) -> list[str]:
+        """The program's objective: errors plus ``alpha`` per node in units of the training
+        weight ``total``, or (issue 26) balanced accuracy, F1 or a cost matrix
+        (``odt/sklearn_objective.py``); ``ODTRegressor`` gives its loss instead."""
+        if alpha > 0 and self.objective == "errors" and self.class_costs is None:
+            return [f"param node_cost = {_decimal(alpha * total)}", "minimize errors + node_cost * nodes"]
+        return objective_lines(self.objective, self.class_costs, self.classes_,
+                               alpha * total if alpha > 0 else None, total, _decimal)
+
     def _program_text(self, weights: np.ndarray | None, text_columns: list[str]) -> tuple[str, dict[str, Any]]:
         """The program compiled by ``fit`` and the parameter overrides it is given. Text
         and category columns are declared ``categorical`` (a column holding '?' among
@@ -484,12 +493,7 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
                  f"model tree(depth <= max_depth{sizes})"]
         alpha = _exact(self.alpha, "alpha")
         total = Fraction(int(self._n_rows)) if weights is None else _exact(float(weights.sum()), "weights")
-        if alpha > 0 and self.objective == "errors" and self.class_costs is None:
-            lines.append(f"param node_cost = {_decimal(alpha * total)}")
-            lines.append("minimize errors + node_cost * nodes")
-        else:  # issue 26: balanced accuracy, F1, a cost matrix (odt/sklearn_objective.py)
-            lines += objective_lines(self.objective, self.class_costs, self.classes_,
-                                     alpha * total if alpha > 0 else None, total, _decimal)
+        lines += self._objective_lines(alpha, total)
         body = []
         least = self.min_samples_leaf
         if isinstance(least, numbers.Real) and not isinstance(least, numbers.Integral):  # a fraction of the rows

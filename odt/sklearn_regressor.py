@@ -194,18 +194,14 @@ class ODTRegressor(RegressorMixin, BaseEstimator):
         return self.classifier_.n_leaves
 
     def _program_text(self, weights: np.ndarray | None, text_columns: list[str]) -> tuple[str, dict[str, Any]]:
-        """``ODTClassifier``'s program, minimising ``criterion`` instead of errors."""
-        text, params = ODTClassifier._program_text(self, weights, text_columns)
-        if self.program is not None:
-            return text, params
-        lines = [line for line in text.split("\n") if not line.startswith(("minimize ", "param node_cost"))]
-        at = next(i for i, line in enumerate(lines) if line.startswith("model ")) + 1
-        alpha = _exact(self.alpha, "alpha")
-        objective = [f"minimize {self.criterion}"]
+        """``ODTClassifier``'s program, minimising ``criterion`` (``_objective_lines``)."""
+        return ODTClassifier._program_text(self, weights, text_columns)  # type: ignore[arg-type]
+
+    def _objective_lines(self, alpha: Fraction, total: Fraction) -> list[str]:
+        """``minimize criterion``, plus ``alpha`` per node in units of the training weight."""
         if alpha > 0:
-            total = Fraction(int(self._n_rows)) if weights is None else _exact(float(weights.sum()), "weights")
-            objective = [f"param node_cost = {_decimal(alpha * total)}", f"minimize {self.criterion} + node_cost * nodes"]
-        return "\n".join(lines[:at] + objective + lines[at:]), params
+            return [f"param node_cost = {_decimal(alpha * total)}", f"minimize {self.criterion} + node_cost * nodes"]
+        return [f"minimize {self.criterion}"]
 
 
 __all__ = ["ODTRegressor", "SKIPPED_REGRESSOR_CHECKS"]
