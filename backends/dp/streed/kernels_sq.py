@@ -15,7 +15,7 @@ import numpy as np
 
 from .kernels import AVAILABLE, njit
 
-__all__ = ["AVAILABLE", "pair_sums", "squared_tail", "squared_two"]
+__all__ = ["AVAILABLE", "difference", "pair_sums", "squared_tail", "squared_two"]
 
 
 @njit(cache=True, nogil=True)
@@ -28,10 +28,11 @@ def _sse(w, s1, s2):  # pragma: no cover
 
 
 @njit(cache=True, nogil=True)
-def pair_sums(B, st):  # pragma: no cover
+def pair_sums(B, st, unit):  # pragma: no cover
     """P (m, m, 4): for each pair f <= g (the upper triangle only; the diagonal holds the
     single sums) the number of rows where both hold and the sums of their statistics, by
-    one pass over the rows (the four sums of a pair side by side: one cache line)."""
+    one pass over the rows (the four sums of a pair side by side: one cache line).
+    ``unit``: every row weighs one, so the count is the sum of weights (copied at the end)."""
     s, m = B.shape
     P = np.zeros((m, m, 4))
     idx = np.empty(m, dtype=np.int64)
@@ -44,26 +45,50 @@ def pair_sums(B, st):  # pragma: no cover
         a0 = st[r, 0]
         a1 = st[r, 1]
         a2 = st[r, 2]
-        for i in range(n):
-            a = idx[i]
-            for j in range(i, n):
-                b = idx[j]
-                P[a, b, 0] += 1.0
-                P[a, b, 1] += a0
-                P[a, b, 2] += a1
-                P[a, b, 3] += a2
+        if unit:
+            for i in range(n):
+                a = idx[i]
+                for j in range(i, n):
+                    b = idx[j]
+                    P[a, b, 1] += a0
+                    P[a, b, 2] += a1
+                    P[a, b, 3] += a2
+        else:
+            for i in range(n):
+                a = idx[i]
+                for j in range(i, n):
+                    b = idx[j]
+                    P[a, b, 0] += 1.0
+                    P[a, b, 1] += a0
+                    P[a, b, 2] += a1
+                    P[a, b, 3] += a2
+    if unit:
+        for a in range(m):
+            for b in range(a, m):
+                P[a, b, 0] = P[a, b, 1]
     return P
 
 
 @njit(cache=True, nogil=True)
-def squared_two(B, st, ok_root, ok_left, ok_right, min_leaf, min_node, leaf_err):  # pragma: no cover
+def difference(P, Q, out):  # pragma: no cover
+    """``out = P - Q`` on the upper triangles (the pair sums of the rows of P not in Q)."""
+    m = P.shape[0]
+    for a in range(m):
+        for b in range(a, m):
+            for k in range(4):
+                out[a, b, k] = P[a, b, k] - Q[a, b, k]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def squared_two(B, st, ok_root, ok_left, ok_right, min_leaf, min_node, leaf_err, unit):  # pragma: no cover
     """The depth-two solver on rows ``B`` (s, m) of 0/1 candidates with statistics ``st``
-    (s, 3): ``squared_tail`` on their pair sums."""
+    (s, 3): ``squared_tail`` on their pair sums (``unit``: every row weighs one)."""
     total = np.zeros(3)
     for r in range(B.shape[0]):
         for j in range(3):
             total[j] += st[r, j]
-    return squared_tail(pair_sums(B, st), total, float(B.shape[0]), ok_root, ok_left, ok_right, min_leaf, min_node,
+    return squared_tail(pair_sums(B, st, unit), total, float(B.shape[0]), ok_root, ok_left, ok_right, min_leaf, min_node,
                         leaf_err)
 
 

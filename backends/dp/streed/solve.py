@@ -95,6 +95,9 @@ class Search:
         #: the depth-three node whose two children are being solved, for squared error's pair sums by
         #: difference (``_pair_hint``): [parent rows, their pair sums, small side key, large side key, small's sums]
         self._sides: list | None = None
+        self._buffer: np.ndarray | None = None  # the larger side's pair sums (reused)
+        #: every row of weight one (the compiled regression kernel counts rows by their weights)
+        self.unit_rows = bool(np.all(self.w == 1.0))
         self.by_difference = self.paired_task and getattr(task, "KERNEL_TWO", "") == "squared" \
             and bool(np.all(self.w == np.round(self.w))) and self.w.sum() < 2.0**50
         #: two sets of pair frequencies kept between depth-two subproblems and moved to the next
@@ -297,10 +300,10 @@ class Search:
             if not keep.size:
                 return np.full(4, err), [None] * 4
             E, F, BL, BR = kernels_sq.squared_two(c(BS[:, keep], dtype=np.bool_), st, c(ok[keep]), _NO_MASK, _NO_MASK,
-                                                  lo, no, float(err))
+                                                  lo, no, float(err), self.unit_rows)
             return E, [None if F[i] < 0 else (int(keep[F[i]]), int(BL[i]), int(BR[i])) for i in range(4)]
         E, F, BL, BR = kernels_sq.squared_two(c(self.B[S], dtype=np.bool_), st, c(ok), c(ok_left), c(ok_right), lo, no,
-                                              float(err))
+                                              float(err), self.unit_rows)
         return E, [None if F[i] < 0 else (int(F[i]), int(BL[i]), int(BR[i])) for i in range(4)]
 
     def set_sides(self, parent: np.ndarray | None, small: np.ndarray | None = None, large: np.ndarray | None = None) -> None:
@@ -326,13 +329,17 @@ class Search:
 
         if sides[4] is None:
             small = np.frombuffer(sides[2], dtype=S.dtype)
-            sides[4] = kernels_sq.pair_sums(np.ascontiguousarray(self.B[small], dtype=np.bool_), self.class_matrix(small))
+            sides[4] = kernels_sq.pair_sums(np.ascontiguousarray(self.B[small], dtype=np.bool_), self.class_matrix(small),
+                                            self.unit_rows)
         if key == sides[2]:
             return sides[4]
         if sides[1] is None:
             parent = sides[0]
-            sides[1] = kernels_sq.pair_sums(np.ascontiguousarray(self.B[parent], dtype=np.bool_), self.class_matrix(parent))
-        return sides[1] - sides[4]
+            sides[1] = kernels_sq.pair_sums(np.ascontiguousarray(self.B[parent], dtype=np.bool_),
+                                            self.class_matrix(parent), self.unit_rows)
+        if self._buffer is None or self._buffer.shape != sides[1].shape:
+            self._buffer = np.empty_like(sides[1])
+        return kernels_sq.difference(sides[1], sides[4], self._buffer)
 
     def _rows_csr(self) -> tuple:
         """Each row's true candidates (CSR: indptr, indices), class (-1: weight zero) and weight."""

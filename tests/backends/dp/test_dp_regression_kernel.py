@@ -22,7 +22,7 @@ def _case(seed: int):
     B = rng.random((s, m)) < rng.uniform(0.1, 0.9)
     values = np.unique(rng.integers(-30, 30, size=s) / 4.0)
     y = rng.integers(0, values.shape[0], size=s)
-    w = rng.integers(1, 4, size=s).astype(float) if seed % 2 else rng.uniform(0.1, 3.0, size=s)
+    w = [np.ones(s), rng.integers(1, 4, size=s).astype(float), rng.uniform(0.1, 3.0, size=s)][seed % 3]
     task = SquaredError(values=values, shift=float(values.mean()))
     return rng, B, task.statistics(y, w), task, m
 
@@ -34,13 +34,14 @@ def test_the_compiled_depth_two_solver_equals_numpy(seed):
     min_leaf, min_node = float(rng.integers(1, 4)), float(rng.integers(1, 6))
     leaf_err = float(task.costs(st.sum(axis=0)[None])[0])
     masks = (None, None)
-    if seed % 3 == 0:  # branch-dependent child candidates
+    if seed % 4 == 0:  # branch-dependent child candidates
         masks = (rng.random((m, m)) < 0.7, rng.random((m, m)) < 0.7)
     want, _ = depth_two(B.astype(float), st, ok_root, int(min_leaf), int(min_node), leaf_err, masks[0], masks[1], None,
                         compiled=False, leaf_cost=task.stacked_costs)
     ok_l = NONE if masks[0] is None else masks[0]
     ok_r = NONE if masks[1] is None else masks[1]
-    E, F, BL, BR = kernels_sq.squared_two(B, st, ok_root, ok_l, ok_r, min_leaf, min_node, leaf_err)
+    unit = bool(np.all(st[:, 0] == 1.0))
+    E, F, BL, BR = kernels_sq.squared_two(B, st, ok_root, ok_l, ok_r, min_leaf, min_node, leaf_err, unit)
     np.testing.assert_allclose(E, want, rtol=1e-9, atol=1e-9)
     for i in range(4):  # every choice is allowed and has the value found
         if F[i] >= 0:
@@ -52,8 +53,12 @@ def test_the_compiled_depth_two_solver_equals_numpy(seed):
 def test_pair_sums_by_difference_equal_the_direct_ones(seed):
     rng, B, st, task, m = _case(seed)
     col = rng.random(B.shape[0]) < 0.5
-    whole, part = kernels_sq.pair_sums(B, st), kernels_sq.pair_sums(B[col], st[col])
-    np.testing.assert_allclose(whole - part, kernels_sq.pair_sums(B[~col], st[~col]), rtol=1e-9, atol=1e-9)
+    unit = bool(np.all(st[:, 0] == 1.0))
+    whole, part = kernels_sq.pair_sums(B, st, unit), kernels_sq.pair_sums(B[col], st[col], unit)
+    upper = np.triu(np.ones(whole.shape[:2], dtype=bool))
+    diff = kernels_sq.difference(whole, part, np.zeros_like(whole))
+    want = kernels_sq.pair_sums(B[~col], st[~col], False)  # counted, not read off the weights
+    np.testing.assert_allclose(diff[upper], want[upper], rtol=1e-9, atol=1e-9)
 
 
 def _solve(monkeypatch, kernels: str, data: dict, text: str):
