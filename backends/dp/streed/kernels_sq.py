@@ -15,7 +15,7 @@ import numpy as np
 
 from .kernels import AVAILABLE, njit
 
-__all__ = ["AVAILABLE", "difference", "pair_sums", "squared_tail", "squared_two"]
+__all__ = ["AVAILABLE", "difference", "pair_sums", "pair_sums_into", "squared_tail", "squared_two"]
 
 
 @njit(cache=True, nogil=True)
@@ -33,8 +33,19 @@ def pair_sums(B, st, unit):  # pragma: no cover
     single sums) the number of rows where both hold and the sums of their statistics, by
     one pass over the rows (the four sums of a pair side by side: one cache line).
     ``unit``: every row weighs one, so the count is the sum of weights (copied at the end)."""
+    m = B.shape[1]
+    return pair_sums_into(B, st, unit, np.zeros((m, m, 4)))
+
+
+@njit(cache=True, nogil=True)
+def pair_sums_into(B, st, unit, P):  # pragma: no cover
+    """``pair_sums`` into ``P`` (m, m, 4), whose upper triangle is cleared first (a buffer
+    reused between calls: no new pages to fault in)."""
     s, m = B.shape
-    P = np.zeros((m, m, 4))
+    for a in range(m):
+        for b in range(a, m):
+            for k in range(4):
+                P[a, b, k] = 0.0
     idx = np.empty(m, dtype=np.int64)
     for r in range(s):
         n = 0

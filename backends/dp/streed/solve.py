@@ -95,7 +95,10 @@ class Search:
         #: the depth-three node whose two children are being solved, for squared error's pair sums by
         #: difference (``_pair_hint``): [parent rows, their pair sums, small side key, large side key, small's sums]
         self._sides: list | None = None
-        self._buffer: np.ndarray | None = None  # the larger side's pair sums (reused)
+        self._buffers: tuple[np.ndarray, np.ndarray] | None = None  # see ``_pair_hint``
+        #: the compiled regression kernel's columns: complemented where true on most rows (``_squared_two_compiled``)
+        self.flip = B.sum(axis=0) * 2 > B.shape[0]
+        self.Bq = np.ascontiguousarray(B ^ self.flip, dtype=np.bool_) if self.paired_task else B
         #: every row of weight one (the compiled regression kernel counts rows by their weights)
         self.unit_rows = bool(np.all(self.w == 1.0))
         self.by_difference = self.paired_task and getattr(task, "KERNEL_TWO", "") == "squared" \
@@ -282,29 +285,38 @@ class Search:
                               ok_right: np.ndarray | None) -> tuple[np.ndarray, list]:
         """``_paired_depth_two`` by the compiled kernel (``kernels_sq``): over every
         candidate from the pair sums left by the parent (``_psums``, by difference), else over
-        the candidates that split ``S`` (with every candidate allowed everywhere; else all)."""
+        the candidates that split ``S`` (with every candidate allowed everywhere; else all).
+        The kernel reads ``Bq``, the columns true on more than half the rows complemented
+        (the same partitions, fewer true pairs per row): a flipped root's sides swap back."""
         from . import kernels_sq
 
         st = self.class_matrix(S)
         c = np.ascontiguousarray
         lo, no = float(self.min_leaf), float(self.min_node)
+        keep = None
         if ok_left is None or ok_right is None:
             P = self._pair_hint(S)
             if P is not None:
                 E, F, BL, BR = kernels_sq.squared_tail(P, st.sum(axis=0), float(S.shape[0]), c(ok), _NO_MASK, _NO_MASK,
                                                        lo, no, float(err))
-                return E, [None if F[i] < 0 else (int(F[i]), int(BL[i]), int(BR[i])) for i in range(4)]
-            BS = self.B[S]
-            n1 = BS.sum(axis=0)
-            keep = np.flatnonzero(ok & (n1 > 0) & (n1 < S.shape[0]))
-            if not keep.size:
-                return np.full(4, err), [None] * 4
-            E, F, BL, BR = kernels_sq.squared_two(c(BS[:, keep], dtype=np.bool_), st, c(ok[keep]), _NO_MASK, _NO_MASK,
-                                                  lo, no, float(err), self.unit_rows)
-            return E, [None if F[i] < 0 else (int(keep[F[i]]), int(BL[i]), int(BR[i])) for i in range(4)]
-        E, F, BL, BR = kernels_sq.squared_two(c(self.B[S], dtype=np.bool_), st, c(ok), c(ok_left), c(ok_right), lo, no,
-                                              float(err), self.unit_rows)
-        return E, [None if F[i] < 0 else (int(F[i]), int(BL[i]), int(BR[i])) for i in range(4)]
+            else:
+                BS = self.Bq[S]
+                n1 = BS.sum(axis=0)
+                keep = np.flatnonzero(ok & (n1 > 0) & (n1 < S.shape[0]))
+                if not keep.size:
+                    return np.full(4, err), [None] * 4
+                E, F, BL, BR = kernels_sq.squared_two(c(BS[:, keep]), st, c(ok[keep]), _NO_MASK, _NO_MASK, lo, no,
+                                                      float(err), self.unit_rows)
+        else:
+            flip = self.flip[:, None]
+            E, F, BL, BR = kernels_sq.squared_two(self.Bq[S], st, c(ok), np.where(flip, ok_right, ok_left),
+                                                  np.where(flip, ok_left, ok_right), lo, no, float(err), self.unit_rows)
+        choice: list[Choice] = [None] * 4
+        for i in range(4):
+            if F[i] >= 0:
+                f = int(F[i]) if keep is None else int(keep[F[i]])
+                choice[i] = (f, int(BR[i]), int(BL[i])) if self.flip[f] else (f, int(BL[i]), int(BR[i]))
+        return E, choice
 
     def set_sides(self, parent: np.ndarray | None, small: np.ndarray | None = None, large: np.ndarray | None = None) -> None:
         """The children of a depth-three node about to be solved (None: none): their pair
@@ -327,19 +339,20 @@ class Search:
             return None
         from . import kernels_sq
 
+        m = self.B.shape[1]
+        if self._buffers is None:  # the smaller and the larger side's pair sums, reused
+            self._buffers = (np.zeros((m, m, 4)), np.zeros((m, m, 4)))
         if sides[4] is None:
             small = np.frombuffer(sides[2], dtype=S.dtype)
-            sides[4] = kernels_sq.pair_sums(np.ascontiguousarray(self.B[small], dtype=np.bool_), self.class_matrix(small),
-                                            self.unit_rows)
+            sides[4] = kernels_sq.pair_sums_into(np.ascontiguousarray(self.Bq[small]),
+                                                 self.class_matrix(small), self.unit_rows, self._buffers[0])
         if key == sides[2]:
             return sides[4]
         if sides[1] is None:
             parent = sides[0]
-            sides[1] = kernels_sq.pair_sums(np.ascontiguousarray(self.B[parent], dtype=np.bool_),
+            sides[1] = kernels_sq.pair_sums(np.ascontiguousarray(self.Bq[parent]),
                                             self.class_matrix(parent), self.unit_rows)
-        if self._buffer is None or self._buffer.shape != sides[1].shape:
-            self._buffer = np.empty_like(sides[1])
-        return kernels_sq.difference(sides[1], sides[4], self._buffer)
+        return kernels_sq.difference(sides[1], sides[4], self._buffers[1])
 
     def _rows_csr(self) -> tuple:
         """Each row's true candidates (CSR: indptr, indices), class (-1: weight zero) and weight."""
