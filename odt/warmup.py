@@ -60,6 +60,16 @@ def _numeric(seed: int, n: int, m: int, classes: int, weights: bool) -> dict[str
     return data
 
 
+def _regression(seed: int, n: int, m: int) -> dict[str, list]:
+    """0/1 columns f0.. and a numeric target y."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, size=(n, m))
+    y = (X[:, 0] * 2.0 + X[:, 1] * X[:, 2] + rng.normal(size=n)).round(3)
+    data: dict[str, list] = {f"f{j}": X[:, j].tolist() for j in range(m)}
+    data["y"] = y.tolist()
+    return data
+
+
 def exercises(group: str) -> list[tuple[str, dict[str, list]]]:
     """(program text, data) of the tiny solves that compile ``group``: every data shape and
     construct that takes a different compiled kernel (two or three classes, depth two to
@@ -73,7 +83,13 @@ def exercises(group: str) -> list[tuple[str, dict[str, list]]]:
                   "model tree(depth <= 3)\nminimize errors\nsubject to { every leaf: samples >= 3 }",
                   "model tree(depth <= 3, nodes <= 5)\nminimize errors",
                   "model tree(depth <= 3)\nminimize errors + 1/2 * nodes"]
-        return [("data { target class" + w + " }\n" + m, d) for w, d in shapes for m in models]
+        programs = [("data { target class" + w + " }\n" + m, d) for w, d in shapes for m in models]
+        # regression's squared-error kernel (``kernels_sq``): directly, by difference, with branch masks
+        reg = ["model tree(depth <= 2)\nminimize squared_error",
+               "model tree(depth <= 3)\nminimize squared_error",
+               "model tree(depth <= 3)\nminimize squared_error + 1/2 * nodes",
+               "model tree(depth <= 3)\nminimize squared_error\nsubject to { every leaf: samples >= 3 }"]
+        return programs + [("data { target y }\n" + m, _regression(7, 60, 6)) for m in reg]
     if group in ("contree", "contree-float"):
         weighted = group == "contree-float"
         head = "data { target class" + ("\nweight w" if weighted else "") + " }\n"
@@ -108,7 +124,7 @@ def compile_group(group: str) -> float:
 def numba_cached(group: str) -> bool:
     """Whether numba could keep the group's compiled kernels on disk (a cache folder it can
     write): every compiled dispatcher of the group's kernel modules has a real cache."""
-    modules = {"streed": ["odt.backends.dp.streed.kernels"],
+    modules = {"streed": ["odt.backends.dp.streed.kernels", "odt.backends.dp.streed.kernels_sq"],
                "contree": ["odt.backends.dp.contree.kernels", "odt.backends.dp.contree.kernels_answer",
                            "odt.backends.dp.contree.kernels_eval", "odt.backends.dp.contree.kernels_minleaf"]}
     for name in modules["streed" if group == "streed" else "contree"]:

@@ -120,6 +120,8 @@ class SquaredError(Task):
 
     values: np.ndarray = field(default_factory=lambda: np.zeros(1), compare=False)
     shift: float = 0.0
+    #: the compiled depth-two solver of this task on 0/1 columns (``streed/kernels_sq.py``)
+    KERNEL_TWO = "squared"
 
     @property
     def width(self) -> int:

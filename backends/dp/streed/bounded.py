@@ -184,7 +184,10 @@ class BoundedSearch(Search):
                 choice = None if f < 0 else (int(f), int(kl), int(kr))
                 self.depth_two_solves += int(solves)
             else:
-                best, choice, lb_split = self._splits(S, d, k, state, min(ub, leaf), best)
+                try:
+                    best, choice, lb_split = self._splits(S, d, k, state, min(ub, leaf), best)
+                finally:
+                    self.set_sides(None)
         if choice is not None or not _above(best, ub):
             rec.val, rec.choice = best, choice
             return best, True
@@ -266,6 +269,8 @@ class BoundedSearch(Search):
             big_right = 2 * int(np.count_nonzero(col)) > col.shape[0]  # the larger side first (the tighter bound)
             masks = (col, ~col) if big_right else (~col, col)
             rows = (S[masks[0]], S[masks[1]])
+            if d == 3 and self.by_difference and self.plain_below:
+                self.set_sides(S, rows[1], rows[0])  # rows[0] is the larger side
             sims = (sim_r[j], sim_l[j]) if big_right else (sim_l[j], sim_r[j])
             lbs = [np.maximum(np.maximum(self._known((rows[i].tobytes(), d - 1, child), d - 1, sub), sims[i]),
                               self._task_bound(rows[i], d - 1, sub)) for i in (0, 1)]

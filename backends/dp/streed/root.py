@@ -25,7 +25,7 @@ from odt.compiler.search import TreeSearch
 from .binarize import binarize, distinct_partitions
 from .branch import ingredients
 from ..anytime import EngineResult, Incumbent, deepen, exact, finish
-from ..task import task_of
+from ..task import Misclassification, task_of
 from .bounded import BoundedSearch
 from .solve import INF, Search
 
@@ -123,9 +123,12 @@ def _bounded(problem: TreeSearch, cand, ingr, start: float, deadline: float | No
     level = problem.levels[0]
     c = Fraction(level.nodes) / Fraction(level.errors)
     w = np.asarray(problem.weights, dtype=np.float64)
-    integral = bool(np.all(w == np.round(w))) and c.denominator <= 10**6
+    task = task_of(problem)
+    # values differ by at least 1/q only where a leaf's cost is a sum of row weights (misclassification;
+    # not regression's squared or absolute error)
+    integral = isinstance(task, Misclassification) and bool(np.all(w == np.round(w))) and c.denominator <= 10**6
     pairs = np.array([(s.first, s.second) for s in problem.same_leaf], dtype=np.int64).reshape(-1, 2)
-    search = BoundedSearch(cand.B, problem.y, problem.weights, task_of(problem), ingr, problem.min_leaf,
+    search = BoundedSearch(cand.B, problem.y, problem.weights, task, ingr, problem.min_leaf,
                            problem.min_node, pairs, True, None, c=float(c),
                            gap=1.0 / c.denominator if integral else 0.0)
     rows = np.arange(problem.X.shape[0], dtype=np.int64)

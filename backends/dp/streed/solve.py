@@ -39,6 +39,7 @@ WIDE_CLASSES = 64
 #: (statistics x candidates x candidates) arrays (2048: about 100 MB each)
 PAIRED_MAX = 2048
 Choice = tuple[int, int, int] | None  # (candidate, left budget, right budget) or a leaf
+_NO_MASK = np.zeros((0, 0), dtype=bool)  # every child candidate allowed (the compiled kernels' convention)
 
 
 def _kernels():
@@ -79,6 +80,8 @@ class Search:
             and B.shape[1] <= PAIRED_MAX
         #: a leaf costing more than this is infeasible (``every leaf: errors <= e``), up to rounding
         self.max_leaf = task.max_leaf + 1e-9 * (1.0 + abs(task.max_leaf)) if task.max_leaf < INF else INF
+        #: every row's statistics, for a task of a few (regression's squared error)
+        self._stats = task.statistics(self.y, self.w) if self.paired_task else None
         self.ingr = ingredients
         self.min_leaf = max(min_leaf, 1)
         self.min_node = max(min_node, 1)
@@ -89,6 +92,17 @@ class Search:
         self.cache: dict[tuple, Entry] = {}
         self._allowed: dict[State, np.ndarray] = {}
         self._freq: dict[bytes, tuple] = {}  # pair frequencies handed to the depth-two solver
+        #: the depth-three node whose two children are being solved, for squared error's pair sums by
+        #: difference (``_pair_hint``): [parent rows, their pair sums, small side key, large side key, small's sums]
+        self._sides: list | None = None
+        self._buffers: tuple[np.ndarray, np.ndarray] | None = None  # see ``_pair_hint``
+        #: the compiled regression kernel's columns: complemented where true on most rows (``_squared_two_compiled``)
+        self.flip = B.sum(axis=0) * 2 > B.shape[0]
+        self.Bq = np.ascontiguousarray(B ^ self.flip, dtype=np.bool_) if self.paired_task else B
+        #: every row of weight one (the compiled regression kernel counts rows by their weights)
+        self.unit_rows = bool(np.all(self.w == 1.0))
+        self.by_difference = self.paired_task and getattr(task, "KERNEL_TWO", "") == "squared" \
+            and bool(np.all(self.w == np.round(self.w))) and self.w.sum() < 2.0**50
         #: two sets of pair frequencies kept between depth-two subproblems and moved to the next
         #: one by its difference in rows (exact only with integral weights)
         self._slots: list[list] = []
@@ -113,10 +127,14 @@ class Search:
     def class_matrix(self, S: np.ndarray) -> np.ndarray:
         """(|S|, s): the task's statistics of each row of ``S`` (its weight in its class
         column, for misclassification)."""
+        if self._stats is not None:
+            return self._stats[S]
         return self.task.statistics(self.y[S], self.w[S])
 
     def class_totals(self, S: np.ndarray) -> np.ndarray:
         """(s,): the task's statistics summed over rows ``S`` (each class's weight)."""
+        if self._stats is not None:
+            return self._stats[S].sum(axis=0)
         return self.task.totals(self.y[S], self.w[S])
 
     def split_costs(self, S: np.ndarray, cand: np.ndarray) -> np.ndarray:
@@ -253,6 +271,8 @@ class Search:
         partition of ``S`` is kept (the pair sums cost rows x candidates^2)."""
         cost = getattr(self.task, "stacked_costs")
         keep = None
+        if self.compiled and getattr(self.task, "KERNEL_TWO", "") == "squared":
+            return self._squared_two_compiled(S, ok, err, ok_left, ok_right)
         if ok_left is None and bool(ok.all()):
             BS = self.B[S]
             n1 = BS.sum(axis=0)
@@ -266,6 +286,79 @@ class Search:
         E, choice = depth_two(self.Bf[np.ix_(S, keep)], self.class_matrix(S), ok[keep], self.min_leaf, self.min_node,
                               err, None, None, None, compiled=False, leaf_cost=cost)
         return E, [None if c is None else (int(keep[c[0]]), c[1], c[2]) for c in choice]
+
+    def _squared_two_compiled(self, S: np.ndarray, ok: np.ndarray, err: float, ok_left: np.ndarray | None,
+                              ok_right: np.ndarray | None) -> tuple[np.ndarray, list]:
+        """``_paired_depth_two`` by the compiled kernel (``kernels_sq``): over every
+        candidate from the pair sums left by the parent (``_psums``, by difference), else over
+        the candidates that split ``S`` (with every candidate allowed everywhere; else all).
+        The kernel reads ``Bq``, the columns true on more than half the rows complemented
+        (the same partitions, fewer true pairs per row): a flipped root's sides swap back."""
+        from . import kernels_sq
+
+        st = self.class_matrix(S)
+        c = np.ascontiguousarray
+        lo, no = float(self.min_leaf), float(self.min_node)
+        keep = None
+        if ok_left is None or ok_right is None:
+            P = self._pair_hint(S)
+            if P is not None:
+                E, F, BL, BR = kernels_sq.squared_tail(P, st.sum(axis=0), float(S.shape[0]), c(ok), _NO_MASK, _NO_MASK,
+                                                       lo, no, float(err))
+            else:
+                BS = self.Bq[S]
+                n1 = BS.sum(axis=0)
+                keep = np.flatnonzero(ok & (n1 > 0) & (n1 < S.shape[0]))
+                if not keep.size:
+                    return np.full(4, err), [None] * 4
+                E, F, BL, BR = kernels_sq.squared_two(c(BS[:, keep]), st, c(ok[keep]), _NO_MASK, _NO_MASK, lo, no,
+                                                      float(err), self.unit_rows)
+        else:
+            flip = self.flip[:, None]
+            E, F, BL, BR = kernels_sq.squared_two(self.Bq[S], st, c(ok), np.where(flip, ok_right, ok_left),
+                                                  np.where(flip, ok_left, ok_right), lo, no, float(err), self.unit_rows)
+        choice: list[Choice] = [None] * 4
+        for i in range(4):
+            if F[i] >= 0:
+                f = int(F[i]) if keep is None else int(keep[F[i]])
+                choice[i] = (f, int(BR[i]), int(BL[i])) if self.flip[f] else (f, int(BL[i]), int(BR[i]))
+        return E, choice
+
+    def set_sides(self, parent: np.ndarray | None, small: np.ndarray | None = None, large: np.ndarray | None = None) -> None:
+        """The children of a depth-three node about to be solved (None: none): their pair
+        sums are then the smaller side's and the parent's less those (MurTree Sec. 4.5)."""
+        if parent is None or small is None or large is None:
+            self._sides = None
+            return
+        if self._sides is None or self._sides[0] is not parent:
+            self._sides = [parent, None, None, None, None]
+        self._sides[2:] = [small.tobytes(), large.tobytes(), None]
+
+    def _pair_hint(self, S: np.ndarray) -> np.ndarray | None:
+        """The pair sums of rows ``S`` over every candidate when ``S`` is a side of the
+        node of ``set_sides`` (exact with integral weights: counts and weights sum exactly)."""
+        sides = self._sides
+        if sides is None or not self.compiled:
+            return None
+        key = S.tobytes()
+        if key != sides[2] and key != sides[3]:
+            return None
+        from . import kernels_sq
+
+        m = self.B.shape[1]
+        if self._buffers is None:  # the smaller and the larger side's pair sums, reused
+            self._buffers = (np.zeros((m, m, 4)), np.zeros((m, m, 4)))
+        if sides[4] is None:
+            small = np.frombuffer(sides[2], dtype=S.dtype)
+            sides[4] = kernels_sq.pair_sums_into(np.ascontiguousarray(self.Bq[small]),
+                                                 self.class_matrix(small), self.unit_rows, self._buffers[0])
+        if key == sides[2]:
+            return sides[4]
+        if sides[1] is None:
+            parent = sides[0]
+            sides[1] = kernels_sq.pair_sums(np.ascontiguousarray(self.Bq[parent]),
+                                            self.class_matrix(parent), self.unit_rows)
+        return kernels_sq.difference(sides[1], sides[4], self._buffers[1])
 
     def _rows_csr(self) -> tuple:
         """Each row's true candidates (CSR: indptr, indices), class (-1: weight zero) and weight."""

@@ -191,3 +191,14 @@ def test_the_k_means_bound_is_the_best_clustering_of_the_targets():
             for j in range(len(set(labels)) - 1, 3):
                 want[j] = min(want[j], err)
         assert got is not None and got.tolist() == pytest.approx(want, abs=1e-9)
+
+
+def test_squared_errors_below_one_are_not_pruned_as_integral_costs():
+    """Unit row weights make misclassification costs integers, so the bounded search may ask
+    each deeper tree to beat the last by one; squared errors are not integers (a depth-three
+    tree of error 0 beats depth two's 0.03125 here; found by hypothesis)."""
+    x = np.array([0, 0, 3, 1, 0, 1, 0, 0])
+    data = {"b": np.array([0, 0, 0, 1, 0, 0, 0, 0]), "c": (x >= 2).astype(int), "d": x % 2,
+            "y": np.array([0, 0, 0, 0, 0, 0.25, 0, 0])}
+    r = odt.compile("data { target y }\nmodel tree(depth <= 3)\nminimize squared_error\n", data=data).solve(backend="dp")
+    assert r.status == "optimal" and r.objective == pytest.approx(0.0, abs=1e-12)
