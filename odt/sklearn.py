@@ -67,6 +67,23 @@ def _input_errors() -> Iterator[None]:
         raise OdtInputError(str(exc)) from None
 
 
+def _fit_inputs(estimator: Any, X: Any, y: Any) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """What ``fit`` of ``ODTClassifier`` and ``ODTRegressor`` starts with: the parameters
+    validated, X read as named columns (a warning for numbers written as text, which are
+    categorical), and y as a 1-D array (an error when it is missing)."""
+    estimator._validate_all()
+    columns, as_text = estimator._columns(X, reset=True)
+    for name in as_text:
+        warnings.warn(f"column '{name}' holds only numbers written as text, so it is treated as categorical "
+                      "(one test per value), as its dtype says; convert it to numbers (X.astype(float), "
+                      "pandas.to_numeric) to split it on thresholds", DataConversionWarning, stacklevel=3)
+    if y is None:
+        raise OdtInputTypeError(f"{type(estimator).__name__} requires y to be passed, but the target y is None")
+    with _input_errors():
+        y = column_or_1d(y, warn=True)
+    return columns, y
+
+
 def _missing_label(y: np.ndarray) -> int | None:
     """The first row (0-based) of ``y`` whose label is missing (NaN, None, pandas' NA), or None."""
     if y.dtype.kind == "f":
@@ -232,16 +249,7 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "ODTClassifier":
         """Solve the program on (X, y) and keep the verified classifier."""
-        self._validate_all()
-        columns, as_text = self._columns(X, reset=True)
-        for name in as_text:
-            warnings.warn(f"column '{name}' holds only numbers written as text, so it is treated as categorical "
-                          "(one test per value), as its dtype says; convert it to numbers (X.astype(float), "
-                          "pandas.to_numeric) to split it on thresholds", DataConversionWarning, stacklevel=2)
-        if y is None:
-            raise OdtInputTypeError("ODTClassifier requires y to be passed, but the target y is None")
-        with _input_errors():
-            y = column_or_1d(y, warn=True)
+        columns, y = _fit_inputs(self, X, y)
         if len(y) != self._n_rows:
             raise OdtInputError(f"X has {self._n_rows} rows but y has {len(y)}")
         missing = _missing_label(y)

@@ -14,22 +14,20 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
-import warnings
 from fractions import Fraction
 from typing import Any, Mapping
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.exceptions import DataConversionWarning
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, column_or_1d
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from odt.compiler.classifiers.tree import Leaf, Tree
-from odt.compiler.errors import OdtDataError, OdtError, OdtInputError, OdtInputTypeError
+from odt.compiler.errors import OdtDataError, OdtError, OdtInputError
 from odt.program import compile as compile_program
 from odt.result import SolveResult
 
-from .sklearn import TARGET, WEIGHT, ODTClassifier, _decimal, _estimator_hint, _exact, _input_errors
+from .sklearn import TARGET, WEIGHT, ODTClassifier, _decimal, _estimator_hint, _exact, _fit_inputs, _input_errors
 
 #: check name -> why ODTRegressor does not always pass it (see the class docstring)
 SKIPPED_REGRESSOR_CHECKS: dict[str, str] = {
@@ -117,16 +115,8 @@ class ODTRegressor(RegressorMixin, BaseEstimator):
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "ODTRegressor":
         """Solve the regression program on (X, y) and keep the verified tree."""
-        self._validate_all()
-        columns, as_text = self._columns(X, reset=True)
-        for name in as_text:
-            warnings.warn(f"column '{name}' holds only numbers written as text, so it is treated as categorical "
-                          "(one test per value), as its dtype says; convert it to numbers (X.astype(float), "
-                          "pandas.to_numeric) to split it on thresholds", DataConversionWarning, stacklevel=2)
-        if y is None:
-            raise OdtInputTypeError("ODTRegressor requires y to be passed, but the target y is None")
+        columns, y = _fit_inputs(self, X, y)
         with _input_errors():
-            y = column_or_1d(y, warn=True)
             y = np.asarray(y, dtype=np.float64)
         if len(y) != self._n_rows:
             raise OdtInputError(f"X has {self._n_rows} rows but y has {len(y)}")
