@@ -30,7 +30,7 @@ import numpy as np
 from .bounds import _Timeout
 from .node import _Node
 from .search import _Solver
-from .tree import DPLeaf, DPNode, DPSplit
+from .tree import DPLeaf, DPNode, DPSplit, errors
 
 Path = tuple[int, ...]
 
@@ -60,10 +60,7 @@ def splice(tree: DPNode, path: Path, sub: DPNode) -> DPNode:
 
 def subtree_cost(tree: DPNode, X: np.ndarray, y: np.ndarray, w: np.ndarray, rows: np.ndarray) -> float:
     """The weight ``tree`` misclassifies among ``rows``."""
-    if isinstance(tree, DPLeaf):
-        return float(w[rows][y[rows] != tree.label].sum())
-    go = X[rows, tree.feature] <= tree.threshold
-    return (subtree_cost(tree.left, X, y, w, rows[go]) + subtree_cost(tree.right, X, y, w, rows[~go]))
+    return errors(tree, X[rows], y[rows], w[rows])
 
 
 def node_of(S: _Solver, rows: np.ndarray) -> _Node:
