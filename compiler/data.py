@@ -385,7 +385,10 @@ def _infer_rule(table: RawTable, col: str) -> ColumnRule:
         return ColumnRule("binary") if _zero_one(floats) else ColumnRule("numeric")
     texts, inverse = np.unique(np.asarray(values, dtype=str), return_inverse=True)  # each distinct text once
     numeric = np.array([_is_number(t) for t in texts], dtype=bool)
-    if numeric.any():
+    words = np.array([_is_word(t) for t in texts], dtype=bool)
+    if numeric.any() and words[inverse].mean() <= 0.5:
+        # mostly numbers: the texts are errors (or missing marks); mostly texts (a code '4'
+        # among 'f' and 'r'): every value a category
         i = int(np.flatnonzero(~numeric[inverse])[0])
         cell = str(texts[inverse[i]])
         _, span = table.cell(col, i)
@@ -398,6 +401,19 @@ def _infer_rule(table: RawTable, col: str) -> ColumnRule:
                   f"declare 'categorical {col}' (every value a category) or 'drop {col}', or clean the value"),
         )
     return ColumnRule("categorical")
+
+
+def _is_word(text: str) -> bool:
+    """A cell that is neither a number (``inf`` and ``nan`` included) nor empty nor a usual
+    missing mark: what makes a column of numbers and texts categorical when most cells are."""
+    t = text.strip()
+    if not t or t.lower() in _MARKERS:
+        return False
+    try:
+        float(t)
+        return False
+    except ValueError:
+        return True
 
 
 def _zero_one(values: np.ndarray) -> bool:

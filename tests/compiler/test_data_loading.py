@@ -193,3 +193,19 @@ def test_a_classifier_still_routes_a_large_integer_it_is_given(tmp_path):
 def test_integer_labels_keep_their_exact_value():
     prog = odt.compile("model tree(depth <= 1)\n", data={"a": [0, 1, 0, 1], "class": [10**30, 10**30 + 1] * 2})
     assert prog.dataset.classes == (10**30, 10**30 + 1)
+
+
+def test_a_column_mostly_of_texts_with_a_number_among_them_is_categorical(tmp_path):
+    """ggplot2's mpg drive column holds 'f', 'r' and '4': a category code that looks like a
+    number does not make the column numeric (it was refused at the first 'f')."""
+    p = _write(tmp_path, "drv,class\nf,0\n4,1\nr,1\nf,0\n4,1\n")
+    prog = odt.compile_file(_write(tmp_path, f'data "{p}" {{ target class }}\nmodel tree(depth <= 1)\n', "p.odt"))
+    assert {f.category for f in prog.dataset.binarizer.features if f.column == "drv"} == {"4", "f", "r"}
+
+
+@pytest.mark.parametrize("cells", [["1", "2", "x", "3"], ["1", "?", "NA", "x"], ["1", "", "", "x"]])
+def test_a_column_mostly_of_numbers_and_missing_marks_is_numeric_and_names_its_text(tmp_path, cells):
+    rows = "".join(f"{c},{i % 2}\n" for i, c in enumerate(cells))
+    p = _write(tmp_path, "a,class\n" + rows)
+    with pytest.raises(OdtDataError, match=r"column 'a'"):
+        odt.compile_file(_write(tmp_path, f'data "{p}" {{ target class }}\nmodel tree(depth <= 1)\n', "p.odt"))
