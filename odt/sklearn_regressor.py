@@ -74,8 +74,8 @@ class ODTRegressor(RegressorMixin, BaseEstimator):
     ``apply`` (the tree's nodes in pre-order, the yes child first: scikit-learn's
     ``tree_`` numbering), as scikit-learn's ``tree_`` keeps them: ``n_node_samples_``
     (rows), ``weighted_n_node_samples_`` (their weight), ``node_values_`` (their
-    weighted mean, or a weighted median when the loss is ``absolute_error``; a leaf
-    predicts its ``classifier_`` value, which is that number), ``node_impurity_`` (the
+    weighted mean, or a weighted median when the loss is ``absolute_error``; at a leaf,
+    what it predicts, which is that mean or one of those medians), ``node_impurity_`` (the
     loss's impurity: weighted variance, or mean absolute deviation from a median),
     ``criterion_`` (the loss the program minimised) and ``feature_importances_``
     (scikit-learn's: the normalised total weighted impurity decrease of the splits on
@@ -244,6 +244,8 @@ class ODTRegressor(RegressorMixin, BaseEstimator):
         class docstring) of the rows ``Xb`` (binarised) with targets ``y``."""
         layout = self.classifier_.layout()
         stats = regression_statistics(layout, Xb, y, weights, criterion)
+        leaves = layout.terminals  # a leaf's value is what it predicts (the same mean; of several medians, the tree's)
+        stats.value[leaves] = np.asarray(self.classifier_.classes, dtype=np.float64)[layout.label[leaves]]
         self.criterion_ = stats.criterion
         self.n_node_samples_, self.weighted_n_node_samples_ = stats.rows, stats.total
         self.node_values_, self.node_impurity_ = stats.value, stats.impurity

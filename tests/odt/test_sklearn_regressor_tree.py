@@ -87,7 +87,26 @@ def test_apply_leaves_are_scikit_learns_leaves_partition_wise(fitted, kind):
     np.testing.assert_array_equal(est.n_node_samples_[ours], tree_.n_node_samples[theirs])
     np.testing.assert_allclose(est.weighted_n_node_samples_[ours], tree_.weighted_n_node_samples[theirs])
     np.testing.assert_allclose(est.node_impurity_[ours], tree_.impurity[theirs])
-    np.testing.assert_allclose(est.node_values_[ours], est.predict(X))  # a leaf predicts its rows' mean / median
+    np.testing.assert_array_equal(est.node_values_[ours], est.predict(X))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_each_leaf_predicts_the_value_of_least_loss_on_its_rows(mpg, fitted, kind):
+    """The leaf's loss per unit weight is its impurity: its value is the rows' mean (squared
+    error) or a weighted median (absolute error)."""
+    _, y, w = mpg
+    est, X = fitted[kind]
+    w = np.ones(len(y)) if kind == "numeric" else w
+    leaves = est.apply(X)
+    for leaf in np.unique(leaves):
+        at = leaves == leaf
+        dev = y[at] - est.node_values_[leaf]
+        loss = dev ** 2 if est.criterion_ == "squared_error" else np.abs(dev)
+        assert np.average(loss, weights=w[at]) == pytest.approx(est.node_impurity_[leaf])
+        for other in (est.node_values_[leaf] - 0.5, est.node_values_[leaf] + 0.5):  # no better value nearby
+            dev = y[at] - other
+            worse = dev ** 2 if est.criterion_ == "squared_error" else np.abs(dev)
+            assert np.average(worse, weights=w[at]) >= est.node_impurity_[leaf] - 1e-9
 
 
 @pytest.mark.parametrize("kind", KINDS)
