@@ -198,3 +198,13 @@ def test_odtc_exports_a_regression_tree_as_scikit_learn_regressor_arrays(tmp_pat
     assert _tree(same).tree_.value[0, 0, 0] == pytest.approx(df["hwy"].mean())  # the root: the mean of every row
     assert main(["export", str(model), "--to", "onnx", "-o", str(tmp_path / "m.onnx")]) == 1
     assert "a regression tree has no ONNX export yet" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("criterion", ["squared_error", "absolute_error"])
+def test_to_sklearn_keeps_learned_missing_directions(mpg, criterion):
+    X, y, _ = mpg
+    X = X[NUMERIC].copy()
+    X.loc[X.index[::7], "displ"] = np.nan  # every seventh car without its displacement
+    est = ODTRegressor(max_depth=2, criterion=criterion).fit(X, y)
+    assert "(missing:" in est.classifier_.to_text()
+    np.testing.assert_array_equal(est.to_sklearn().predict(X), est.predict(X))  # rows with NaN included
