@@ -343,7 +343,7 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from odt.compiler.classifiers import load_classifier
-    from odt.compiler.classifiers.export import node_statistics, sklearn_tree
+    from odt.compiler.classifiers.export import node_statistics, regression_node_statistics, sklearn_tree
 
     if args.to == "onnx" and not args.output:
         raise OdtError("--to onnx writes a binary file: give it a name with -o")
@@ -353,17 +353,25 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.target and not args.data:
         raise OdtError("--target names the label column of --data: give --data too")
     clf = load_classifier(args.model)
-    weights = rows = None
+    regression = getattr(clf, "regression", False)
+    if regression and args.to == "onnx":
+        raise OdtError("a regression tree has no ONNX export yet (odt writes ONNX tree classifiers)",
+                       hint="--to sklearn-json writes it as a scikit-learn DecisionTreeRegressor's arrays")
+    weights = rows = targets = None
     if args.data:
         from odt.compiler.data import read_csv
 
-        weights, rows = node_statistics(clf, read_csv(args.data, empty_cells=True), args.target)
+        table = read_csv(args.data, empty_cells=True)
+        if regression:  # node means and variances of the target (squared error)
+            targets = regression_node_statistics(clf, table, args.target)
+        else:
+            weights, rows = node_statistics(clf, table, args.target)
     if args.to == "onnx":
         from odt.compiler.classifiers.onnx import to_onnx
 
         content: str | bytes = to_onnx(clf, weights).SerializeToString()
     else:
-        content = json.dumps(sklearn_tree(clf, weights, rows), indent=2) + "\n"
+        content = json.dumps(sklearn_tree(clf, weights, rows, targets=targets), indent=2) + "\n"
     if not args.output:
         sys.stdout.write(str(content))
         return 0
@@ -496,9 +504,11 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("model")
     e.add_argument("--to", choices=["onnx", "sklearn-json"], required=True,
                    help="onnx: an ai.onnx.ml TreeEnsemble model (needs the onnx extra); sklearn-json: scikit-learn's "
-                        "tree_ arrays (odt.sklearn_tree.load_sklearn_json makes a DecisionTreeClassifier of it)")
+                        "tree_ arrays (odt.sklearn_tree.load_sklearn_json makes a DecisionTreeClassifier of it, or "
+                        "a DecisionTreeRegressor of a regression tree)")
     e.add_argument("--data", help="a CSV of rows with their labels (e.g. the training data): class frequencies and "
-                                  "sample counts at every node")
+                                  "sample counts at every node (a regression tree: the target's mean, variance "
+                                  "and sample count)")
     e.add_argument("--target", help="the label column of --data (default: the one the classifier was trained on)")
     e.add_argument("-o", "--output", help="write to this file (required for onnx)")
     e.set_defaults(func=cmd_export)

@@ -438,15 +438,7 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
         return to_svg(self.classifier_, weights=self.node_counts_, rows=self.n_node_samples_)  # with its training counts
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, str]:
-        bundle = super()._repr_mimebundle_(**kwargs)
-        svg = self._repr_svg_()
-        if svg is not None:  # a fitted model: its picture and status instead of the estimator diagram
-            bundle["image/svg+xml"] = svg
-            bundle["text/html"] = (f"<div><pre>{html.escape(repr(self))}</pre>"
-                                   f"<p>status <b>{self.status_}</b>, objective {self.objective_}, "
-                                   f"gap {'-' if self.gap_ is None else f'{self.gap_:.2%}'}, "
-                                   f"verified {'yes' if self.verified_ else 'NO'}</p>{svg}</div>")
-        return bundle
+        return _with_picture(self, super()._repr_mimebundle_(**kwargs))
 
     # ------------------------------------------------------------------ helpers
     def _objective_lines(self, alpha: Fraction, total: Fraction) -> list[str]:
@@ -585,6 +577,19 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
             raise OdtInputError([dataclasses.replace(d, hint=_UNKNOWN_HINT if d.hint and "--unknown" in d.hint else
                                                      _NO_DIRECTION if "missing or non-finite" in d.message else d.hint)
                                  for d in exc.diagnostics]) from None
+
+
+def _with_picture(est: Any, bundle: dict[str, str]) -> dict[str, str]:
+    """A fitted estimator's notebook bundle: its picture (``_repr_svg_``) and the solve's
+    status instead of scikit-learn's estimator diagram (``ODTClassifier``, ``ODTRegressor``)."""
+    svg = est._repr_svg_()
+    if svg is not None:
+        bundle["image/svg+xml"] = svg
+        bundle["text/html"] = (f"<div><pre>{html.escape(repr(est))}</pre>"
+                               f"<p>status <b>{est.status_}</b>, objective {est.objective_}, "
+                               f"gap {'-' if est.gap_ is None else f'{est.gap_:.2%}'}, "
+                               f"verified {'yes' if est.verified_ else 'NO'}</p>{svg}</div>")
+    return bundle
 
 
 def __getattr__(name: str) -> Any:

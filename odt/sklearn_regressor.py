@@ -8,7 +8,10 @@ program on (X, y): leaves predict the weighted mean of their rows (``criterion=
 ``odt.compile(self.program_text_, data=...).solve()`` returns.
 
 The column handling, the program's data block and ``predict``'s treatment of unseen
-categories and missing cells are ``ODTClassifier``'s (``odt/sklearn.py``), borrowed here.
+categories and missing cells are ``ODTClassifier``'s (``odt/sklearn.py``), borrowed here,
+and so is the tree API of scikit-learn's ``DecisionTreeRegressor`` (``apply``,
+``decision_path``, ``feature_importances_``, ``to_sklearn``) in the classifier's node
+numbering; the node statistics are ``compiler.classifiers.export.regression_statistics``.
 """
 from __future__ import annotations
 
@@ -22,12 +25,16 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
+from odt.compiler.classifiers.export import NodeTargets, regression_decrease, regression_statistics
 from odt.compiler.classifiers.tree import Leaf, Tree
+from odt.compiler.data import Binarizer
 from odt.compiler.errors import OdtDataError, OdtError, OdtInputError
+from odt.compiler.regression import program_loss, target_values
 from odt.program import compile as compile_program
 from odt.result import SolveResult
 
-from .sklearn import TARGET, WEIGHT, ODTClassifier, _decimal, _estimator_hint, _exact, _fit_inputs, _input_errors
+from .sklearn import (TARGET, WEIGHT, ODTClassifier, _decimal, _estimator_hint, _exact, _fit_inputs, _input_errors,
+                      _with_picture)
 
 #: check name -> why ODTRegressor does not always pass it (see the class docstring)
 SKIPPED_REGRESSOR_CHECKS: dict[str, str] = {
@@ -63,7 +70,21 @@ class ODTRegressor(RegressorMixin, BaseEstimator):
     Fitted attributes: ``n_features_in_``, ``feature_names_in_`` (DataFrames),
     ``classifier_`` (the odt ``Tree``, ``regression`` true), ``result_``, ``status_``,
     ``objective_``, ``bound_``, ``gap_``, ``verified_``, ``report_``, ``program_text_``
-    and ``params_``.
+    and ``params_``; and the training statistics of every node, in the numbering of
+    ``apply`` (the tree's nodes in pre-order, the yes child first: scikit-learn's
+    ``tree_`` numbering), as scikit-learn's ``tree_`` keeps them: ``n_node_samples_``
+    (rows), ``weighted_n_node_samples_`` (their weight), ``node_values_`` (their
+    weighted mean, or a weighted median when the loss is ``absolute_error``; at a leaf,
+    what it predicts, which is that mean or one of those medians), ``node_impurity_`` (the
+    loss's impurity: weighted variance, or mean absolute deviation from a median),
+    ``criterion_`` (the loss the program minimised) and ``feature_importances_``
+    (scikit-learn's: the normalised total weighted impurity decrease of the splits on
+    each column of X; all 0 for a single leaf).
+
+    The tree API of ``DecisionTreeRegressor``: ``apply``, ``decision_path``,
+    ``get_depth``, ``get_n_leaves``, ``feature_importances_``; ``to_sklearn`` makes a
+    fitted ``DecisionTreeRegressor`` of the tree, and a notebook shows its picture
+    (each leaf's value and rows).
 
     ``check_estimator`` passes every check (``tests/odt/test_sklearn_regressor.py``)
     except those in ``SKIPPED_REGRESSOR_CHECKS`` (handed to it as expected failures):
@@ -139,7 +160,9 @@ class ODTRegressor(RegressorMixin, BaseEstimator):
         self.program_text_, self.params_ = self._program_text(weights, text_columns)
         live = w > 0
         if np.unique(y[live]).size < 2:  # one value to predict: one leaf, no search
-            return self._constant(float(y[live][0]), table)
+            self._constant(float(y[live][0]))
+            self._keep_statistics(np.zeros((len(y), 0), dtype=bool), y, w, self.criterion)
+            return self
         try:
             prog = compile_program(self.program_text_, data=table, params=self.params_ or None,
                                    filename="<ODTRegressor>")
@@ -155,9 +178,12 @@ class ODTRegressor(RegressorMixin, BaseEstimator):
         self.classifier_ = res.classifier
         self.status_, self.objective_, self.bound_, self.gap_ = res.status, res.objective, res.bound, res.gap
         self.verified_, self.report_ = res.verified, res.report
+        data = prog.dataset  # the rows the solve saw (missing="drop" leaves some out)
+        self._keep_statistics(Binarizer(res.classifier.features).transform(data.table), target_values(data),
+                              data.weights, program_loss(prog.checked) or self.criterion)
         return self
 
-    def _constant(self, value: float, table: dict) -> "ODTRegressor":
+    def _constant(self, value: float) -> "ODTRegressor":
         names = tuple(self._names(self.n_features_in_))
         self.classifier_ = Tree((), (value,), Leaf(0), names, regression=True)
         self.result_ = None
@@ -175,13 +201,78 @@ class ODTRegressor(RegressorMixin, BaseEstimator):
             idx[unseen] = self.classifier_.seen.majority
         return np.asarray(self.classifier_.classes, dtype=np.float64)[idx]
 
+    # ------------------------------------------------------------------ the tree API
+    def apply(self, X: Any) -> np.ndarray:
+        """For each row, the id of the leaf it reaches (``DecisionTreeRegressor.apply``), in
+        the numbering of ``n_node_samples_`` and ``decision_path``; -1 for a row with an
+        unseen category under ``unknown="majority"``."""
+        return ODTClassifier.apply(self, X)  # type: ignore[arg-type]
+
+    def decision_path(self, X: Any) -> Any:
+        """A sparse (rows x nodes) CSR indicator of the nodes each row passes, root and
+        leaf included (``DecisionTreeRegressor.decision_path``); a row with an unseen
+        category under ``unknown="majority"`` passes no node."""
+        return ODTClassifier.decision_path(self, X)  # type: ignore[arg-type]
+
     def get_depth(self) -> int:
+        """The depth of the tree: the longest root-to-leaf path, in decision nodes."""
         check_is_fitted(self)
         return self.classifier_.depth
 
     def get_n_leaves(self) -> int:
         check_is_fitted(self)
         return self.classifier_.n_leaves
+
+    def to_sklearn(self) -> Any:
+        """The tree as a fitted scikit-learn ``DecisionTreeRegressor`` over this estimator's
+        columns (a ``Pipeline`` with a one-hot encoder first when X has category columns):
+        it predicts what ``predict`` does, and its ``tree_`` holds the node values,
+        impurities and sample counts of the training rows (so scikit-learn's
+        ``feature_importances_`` is this estimator's); see ``odt.sklearn_tree``."""
+        from odt.sklearn_tree import to_sklearn
+
+        check_is_fitted(self)
+        return to_sklearn(self.classifier_, None, None, self._names(self.n_features_in_),
+                          frame=hasattr(self, "feature_names_in_"), targets=self._targets())
+
+    def _targets(self) -> NodeTargets:
+        return NodeTargets(self.criterion_, self.n_node_samples_, self.weighted_n_node_samples_, self.node_values_,
+                           self.node_impurity_)
+
+    def _keep_statistics(self, Xb: np.ndarray, y: np.ndarray, weights: np.ndarray | None, criterion: str) -> None:
+        """The training statistics of every node and the feature importances (see the
+        class docstring) of the rows ``Xb`` (binarised) with targets ``y``."""
+        layout = self.classifier_.layout()
+        stats = regression_statistics(layout, Xb, y, weights, criterion)
+        leaves = layout.terminals  # a leaf's value is what it predicts (the same mean; of several medians, the tree's)
+        stats.value[leaves] = np.asarray(self.classifier_.classes, dtype=np.float64)[layout.label[leaves]]
+        self.criterion_ = stats.criterion
+        self.n_node_samples_, self.weighted_n_node_samples_ = stats.rows, stats.total
+        self.node_values_, self.node_impurity_ = stats.value, stats.impurity
+        drop = regression_decrease(layout, stats)
+        names = self._names(self.n_features_in_)
+        where = {name: j for j, name in enumerate(names)}
+        out = np.zeros(len(names))
+        for i in np.flatnonzero(layout.feature >= 0).tolist():
+            cols = self.classifier_.features[int(layout.feature[i])].columns
+            for c in cols:
+                out[where[c]] += drop[i] / len(cols)
+        total = out.sum()
+        self.feature_importances_ = out / total if total > 0 else out
+
+    # ------------------------------------------------------------------ notebooks
+    def _repr_svg_(self) -> str | None:
+        """The fitted tree's picture: each leaf's value (6 significant digits, as
+        ``Tree.to_text``) and every node's training rows."""
+        if not hasattr(self, "classifier_"):
+            return None
+        from odt.compiler.classifiers.render import to_svg
+
+        shown = dataclasses.replace(self.classifier_, classes=tuple(float(f"{v:.6g}") for v in self.classifier_.classes))
+        return to_svg(shown, rows=self.n_node_samples_)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, str]:
+        return _with_picture(self, super()._repr_mimebundle_(**kwargs))
 
     def _program_text(self, weights: np.ndarray | None, text_columns: list[str]) -> tuple[str, dict[str, Any]]:
         """``ODTClassifier``'s program, minimising ``criterion`` (``_objective_lines``)."""

@@ -1,5 +1,5 @@
-"""odt classifiers as fitted scikit-learn trees (``ODTClassifier.to_sklearn``, and the
-files of ``odtc export --to sklearn-json``).
+"""odt classifiers as fitted scikit-learn trees (``ODTClassifier.to_sklearn``,
+``ODTRegressor.to_sklearn``, and the files of ``odtc export --to sklearn-json``).
 
 Input: a ``Tree`` or ``Diagram`` with the class weights and row counts of its nodes (or
 the JSON of ``compiler.classifiers.export.sklearn_tree``). Output: a fitted
@@ -9,8 +9,10 @@ when X has category columns, a ``Pipeline`` of a fitted ``ColumnTransformer`` (t
 numeric columns as they are, then a ``OneHotEncoder`` over the training categories,
 ``handle_unknown="error"``: an unseen category is refused, as odt refuses it) and that
 tree. It predicts as odt on every row odt predicts; ``predict_proba`` too, except at a
-leaf whose label is not its training majority (see ``sklearn_tree``). Needs the
-``sklearn`` extra.
+leaf whose label is not its training majority (see ``sklearn_tree``). A regression tree
+(``Tree.regression``) becomes a fitted ``DecisionTreeRegressor`` (in the same pipeline
+with category columns) that predicts each leaf's value as odt does, with scikit-learn's
+node values, impurities and sample counts. Needs the ``sklearn`` extra.
 """
 from __future__ import annotations
 
@@ -19,10 +21,10 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
-from sklearn.tree import DecisionTreeClassifier
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from sklearn.tree._tree import Tree as _SkTree
 
-from odt.compiler.classifiers.export import FORMAT, sklearn_tree
+from odt.compiler.classifiers.export import FORMAT, NodeTargets, sklearn_tree
 from odt.compiler.errors import OdtError
 
 _NODE = np.dtype({"names": ["left_child", "right_child", "feature", "threshold", "impurity", "n_node_samples",
@@ -31,10 +33,12 @@ _NODE = np.dtype({"names": ["left_child", "right_child", "feature", "threshold",
 
 
 def to_sklearn(clf: Any, weights: np.ndarray | None = None, rows: np.ndarray | None = None,
-               columns: Sequence[str] | None = None, frame: bool | None = None) -> Any:
+               columns: Sequence[str] | None = None, frame: bool | None = None,
+               targets: NodeTargets | None = None) -> Any:
     """The classifier as a fitted scikit-learn estimator (see the module docstring);
-    ``columns``: the columns of X in order (default: the classifier's input columns)."""
-    return from_sklearn_json(sklearn_tree(clf, weights, rows, columns), frame)
+    ``columns``: the columns of X in order (default: the classifier's input columns);
+    ``targets``: a regression tree's node statistics (``export.regression_statistics``)."""
+    return from_sklearn_json(sklearn_tree(clf, weights, rows, columns, targets), frame)
 
 
 def load_sklearn_json(path: str | Path) -> Any:
@@ -53,8 +57,9 @@ def from_sklearn_json(doc: dict, frame: bool | None = None) -> Any:
         raise OdtError(f"not an odt scikit-learn tree export (expected \"format\": \"{FORMAT}\")")
     arrays = doc["tree_"]
     features = doc["features"]
-    classes = np.array(doc["classes"])
-    n_features, n_classes = len(features), len(classes)
+    regression = doc.get("task") == "regression"
+    classes = np.array([] if regression else doc["classes"])
+    n_features, n_classes = len(features), 1 if regression else len(classes)
     nodes = np.zeros(arrays["node_count"], dtype=_NODE)
     for field, key in (("left_child", "children_left"), ("right_child", "children_right"), ("feature", "feature"),
                        ("threshold", "threshold"), ("impurity", "impurity"), ("n_node_samples", "n_node_samples"),
@@ -64,10 +69,15 @@ def from_sklearn_json(doc: dict, frame: bool | None = None) -> Any:
     tree = _SkTree(n_features, np.array([n_classes], dtype=np.intp), 1)
     tree.__setstate__({"max_depth": arrays["max_depth"], "node_count": arrays["node_count"], "nodes": nodes,
                        "values": np.array(arrays["value"], dtype=np.float64)})
-    est = DecisionTreeClassifier(max_depth=arrays["max_depth"] or None)
+    est: Any
+    if regression:  # scikit-learn's regressor: one output, no classes
+        est = DecisionTreeRegressor(criterion=doc.get("criterion", "squared_error"),
+                                    max_depth=arrays["max_depth"] or None)
+    else:
+        est = DecisionTreeClassifier(max_depth=arrays["max_depth"] or None)
+        est.classes_ = classes
+        est.n_classes_ = n_classes
     est.tree_ = tree
-    est.classes_ = classes
-    est.n_classes_ = n_classes
     est.n_outputs_ = 1
     est.max_features_ = n_features
     est.n_features_in_ = n_features
@@ -81,7 +91,7 @@ def from_sklearn_json(doc: dict, frame: bool | None = None) -> Any:
     return _with_encoder(est, features, columns, categorical, named)
 
 
-def _with_encoder(est: DecisionTreeClassifier, features: list, columns: list[str], categorical: list[str],
+def _with_encoder(est: Any, features: list, columns: list[str], categorical: list[str],
                   named: bool) -> Any:
     """A pipeline: the numeric columns as they are, a one-hot encoder of the category
     columns over their training categories (fitted on one row per category), the tree."""
