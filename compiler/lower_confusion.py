@@ -51,10 +51,8 @@ def apply(search: TreeSearch, forms: tuple[LinearForm, ...], nodes_level) -> Tre
     assert M is not None
     base = nodes_level(rest)
     inverse, wf = fractions(w)
-    N = [Fraction(0)] * K
-    for a in range(K):
-        idx, counts = np.unique(inverse[y == a], return_counts=True)
-        N[a] = sum((wf[int(i)] * int(k) for i, k in zip(idx, counts)), Fraction(0))
+    table = np.bincount(np.asarray(y, dtype=np.int64) * len(wf) + inverse, minlength=K * len(wf)).reshape(K, len(wf))
+    N = [sum((wf[i] * k for i, k in enumerate(row) if k), Fraction(0)) for row in table.tolist()]
     least = [min(row) for row in M]
     shifted = tuple(tuple(v - least[a] for v in M[a]) for a in range(K))
     constant = base.constant + sum((least[a] * N[a] for a in range(K)), Fraction(0))

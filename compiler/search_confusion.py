@@ -42,9 +42,21 @@ class Confusion:
 
 def fractions(w: np.ndarray) -> tuple[np.ndarray, list[Fraction]]:
     """Each weight's index into its distinct values, and those values as the fractions
-    they stand for."""
+    they stand for (one value, the common case of unweighted rows, without sorting)."""
+    w = np.asarray(w).reshape(-1)
+    if w.size and bool((w == w[0]).all()):
+        return np.zeros(w.size, dtype=np.intp), [Fraction(float(w[0])).limit_denominator(10**9)]
     uniq, inverse = np.unique(w, return_inverse=True)
     return inverse.reshape(-1), [Fraction(float(x)).limit_denominator(10**9) for x in uniq]
+
+
+def weight_sum(w: np.ndarray) -> Fraction:
+    """The exact sum of weights ``w`` (each the fraction it stands for)."""
+    inverse, wf = fractions(w)
+    if not inverse.size:
+        return Fraction(0)
+    counts = np.bincount(inverse, minlength=len(wf)).tolist()
+    return sum((f * k for f, k in zip(wf, counts) if k), Fraction(0))
 
 
 def reweigh(search: "TreeSearch", amounts: Sequence[Fraction], labels: Sequence[int], y: np.ndarray,
@@ -55,7 +67,8 @@ def reweigh(search: "TreeSearch", amounts: Sequence[Fraction], labels: Sequence[
     factor): ``factor`` times their weighted errors is ``sum w * amounts[a] * [wrong]``."""
     K = search.n_classes
     inverse, wf = fractions(w)
-    per = {(a, i): wf[i] * amounts[a] for a in range(K) for i in np.unique(inverse[y == a]).tolist()}
+    present = np.bincount(y.astype(np.int64) * len(wf) + inverse, minlength=K * len(wf)).reshape(K, len(wf)) > 0
+    per = {(a, i): wf[i] * amounts[a] for a in range(K) for i in np.flatnonzero(present[a]).tolist()}
     scale = 1
     for v in per.values():
         scale = scale * v.denominator // math.gcd(scale, v.denominator)

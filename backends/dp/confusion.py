@@ -12,6 +12,7 @@ from fractions import Fraction
 import numpy as np
 
 from odt.compiler.search import TreeSearch
+from odt.compiler.search_confusion import weight_sum
 
 
 def predict(raw: tuple, X: np.ndarray) -> np.ndarray:
@@ -35,6 +36,4 @@ def true_errors(raw: tuple, problem: TreeSearch) -> Fraction:
     """The weighted errors of ``raw`` on the rows' true classes and weights."""
     assert problem.confusion is not None
     wrong = predict(raw, problem.X) != problem.confusion.y
-    w = problem.confusion.weights[wrong]
-    vals, counts = np.unique(w, return_counts=True)
-    return sum((Fraction(float(v)).limit_denominator(10**9) * int(k) for v, k in zip(vals, counts)), Fraction(0))
+    return weight_sum(problem.confusion.weights[wrong])

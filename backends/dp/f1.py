@@ -25,16 +25,13 @@ from typing import Callable
 import numpy as np
 
 from odt.compiler.search import TreeSearch
-from odt.compiler.search_confusion import fractions, with_weights
+from odt.compiler.search_confusion import weight_sum, with_weights
 
 from .anytime import EngineResult
 from .confusion import predict
 
 
-def _total(w: np.ndarray) -> Fraction:
-    inverse, wf = fractions(w)
-    counts = np.bincount(inverse, minlength=len(wf))
-    return sum((f * int(k) for f, k in zip(wf, counts)), Fraction(0))
+_total = weight_sum
 
 
 def _counts(raw: tuple, problem: TreeSearch) -> tuple[Fraction, Fraction, Fraction]:

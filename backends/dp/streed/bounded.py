@@ -334,6 +334,8 @@ class BoundedSearch(Search):
         k = min(k, (1 << d) - 1)
         d = min(d, k)
         if d <= 2:
+            if self.compiled_three and d > 0 and S.shape[0] >= max(self.min_leaf, 1):
+                return self._decode_two(S, k)
             _, i = self._small(S, d, k, state, decoding=True)
             return self.decode(S, d, k, state, i)
         rec = self.recs[(S.tobytes(), d, state)][k]
@@ -344,3 +346,22 @@ class BoundedSearch(Search):
         col = self.B[S, f]
         child = self.ingr.child(state, f)
         return ("split", f, self.decode_best(S[~col], d - 1, kl, child), self.decode_best(S[col], d - 1, kr, child))
+
+    def _decode_two(self, S: np.ndarray, k: int) -> tuple:
+        """The tree of depth at most two (at most ``k`` <= 3 nodes) that ``_small_compiled``
+        values for rows ``S``, by one compiled call (``kernels_decode.decode_two``: the same
+        depth-two solver) instead of the numpy recursion."""
+        from .kernels_decode import decode_two
+
+        indptr, indices, label, _ = self._rows_csr()
+        o = decode_two(indptr, indices, label, S, self.B.shape[1], self.n_classes, self.c, k, float(self.min_leaf),
+                       float(self.min_node), self.class_weight)
+        if o[1] < 0:
+            return ("leaf", int(o[3]))
+
+        def child(at: int) -> tuple:
+            if o[at] < 0:
+                return ("leaf", int(o[at + 1]))
+            return ("split", int(o[at]), ("leaf", int(o[at + 1])), ("leaf", int(o[at + 2])))
+
+        return ("split", int(o[1]), child(2), child(5))
