@@ -174,9 +174,7 @@ class _Solver(DepthTwo, MinLeaf):
         # With the kernels: depth-two sub-problems run Alg. 1 compiled (``d2_search``)
         # instead of the batched rounds of :meth:`solve_d2` (which then use compiled Alg. 2).
         self.d2_sequential = True
-        # Depth-two sub-problems below the root, compiled, without a gap: one compiled call
-        # straight from ``_solve`` (``DepthTwo.solve_d2_quick``), no incumbent object.
-        self.quick_d2 = self.compiled and max_gap == 0
+        self.quick_d2 = self.compiled and max_gap == 0  # depth two below the root: DepthTwo.solve_d2_quick
         # Lazy depth-two subtrees of the answer built by the numpy-side node code
         # (``d2_prepare`` + ``d2_errors``) instead of the one-pass ``kernels.d2_subtree``;
         # the same trees, kept for cross-checks.
