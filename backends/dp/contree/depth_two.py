@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 
-from .bounds import _FeatState, _Incumbent
+from .bounds import _FeatState, _Incumbent, _Res
 from .loader import _load_answer_kernels, _load_kernels, _load_wide_kernels
 from .node import _Node
 from .tree import DPLeaf, DPNode, DPSplit, PruningRules, _LazyD2
@@ -39,6 +39,7 @@ class DepthTwo:
         compiled: bool
         wide: bool
         d2_sequential: bool
+        kern: Any
         batch_elems: int
         d2_budget: int
         round_elems: int
@@ -53,6 +54,7 @@ class DepthTwo:
         @staticmethod
         def threshold(node: _Node, f: int, z: int) -> float: ...
         def check_time(self) -> None: ...
+        def lb_after_fail(self, bound: float) -> float: ...
         def report_root(self, inc: _Incumbent) -> None: ...
         def ys(self, node: _Node) -> np.ndarray: ...
         def call(self, node: _Node) -> np.ndarray: ...
@@ -583,6 +585,37 @@ class DepthTwo:
             else:  # most depth-two optima never reach the final tree: build on demand
                 f, z = int(st[2]), int(st[3])
                 inc.tree = _LazyD2(-1, node.rows, f, z, self.threshold(node, f, z))
+
+    def solve_d2_quick(self, node: _Node, bound: float, cost_leaf: float, label: int) -> Optional[_Res]:
+        """A depth-two sub-problem below the root without a gap, as ``_Solver._solve`` with
+        :meth:`_solve_d2_compiled` gives it (Alg. 1 over every root feature with the Alg. 2
+        evaluations, compiled: ``kernels.d2_quick``), without the incumbent object and the
+        calls between: the same result, the tree left lazy (``_LazyD2``). ``None`` when the
+        sub-problem is over the compiled call's budget (the caller takes the general path,
+        which resumes with time checks between)."""
+        if cost_leaf <= 0.0 or node.m < 2 * self.min_leaf:
+            return _Res(cost_leaf, DPLeaf(label), cost_leaf)
+        has_leaf = cost_leaf <= bound
+        inc_arr = np.array([cost_leaf if has_leaf else math.inf, -1.0, -1.0, 1.0 if has_leaf else 0.0, bound,
+                            self.d_strict, self.d_tie])
+        self.check_time()
+        done, bf, bz, n_evals, n_sp = self.kern.d2_quick(
+            node.rows, node.order, node.vals, self.y, self.w, self.wd, self.sgn if self.sgn is not None else self.wd,
+            self.K, self.scratch_pos, inc_arr, 0.0, self.tol, self.rules_arr, self.d2_budget, self.wide,
+            self.min_leaf, 0.0, -1, -1)
+        if not done:
+            return None
+        stats = self.stats
+        stats["splits_evaluated"] += n_evals
+        stats["d2_calls"] += n_evals
+        stats["intervals_pruned_sp"] += n_sp
+        if bf >= 0:
+            cost = float(inc_arr[0])
+            f, z = int(bf), int(bz)
+            return _Res(cost, _LazyD2(-1, node.rows, f, z, self.threshold(node, f, z)), max(0.0, cost))
+        if has_leaf:
+            return _Res(cost_leaf, DPLeaf(label), cost_leaf)
+        return _Res(math.inf, None, self.lb_after_fail(bound))
 
     def _solve_d2_two_phase(self, node: _Node, inc: "_Incumbent", gap: float) -> float:
         """Depth-two sub-problem below the root with a minimum leaf size, and its optimum

@@ -88,6 +88,18 @@ def eval_binary_ml(ordl, posl, S, Sall, cuts, cstart, wcum, Atot, Btot, has_spli
     return tL, tR, uL, uR
 
 
+_ONE = np.int64(1) << np.int64(32)  # a row counted in the packed sums below
+_HALF = np.int64(1) << np.int64(31)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _unpack(acc):  # pragma: no cover
+    """``(count, signed weight)`` of a packed sum ``count * 2**32 + signed weight`` (the
+    signed weight lies strictly between -2**31 and 2**31: integral weights total < 2**29)."""
+    cnt = (acc + _HALF) >> np.int64(32)
+    return cnt, acc - (cnt << np.int64(32))
+
+
 @njit(cache=True, nogil=True)
 def eval_multi_ml(ordl, posl, cls, wts, tot, cuts, cstart, cacc, has_splits, gl, cl, tl, tr, f1, z, ml):  # pragma: no cover
     """``kernels._eval_multi_cuts`` with a minimum leaf size: ``(tL, tR, uL, uR)``. A side's
@@ -268,15 +280,45 @@ def relaxed_binary_ml(ordl, posl, S, Sall, cuts, cstart, wcum, Atot, Btot, gl, f
     rows not in R_v weightless. ``gl``: scratch of ``m`` entries (0 / 1 / 2: the row lies in
     L_u / between / in R_v)."""
     p, m = ordl.shape
-    for r in range(m):
-        q = posl[f1, r]
-        gl[r] = 0 if q <= zu else (1 if q <= zv else 2)
     nLv = zv + 1
     nRu = m - zu - 1
     kmnL = np.inf
     kmxL = -np.inf
     kmnR = np.inf
     kmxR = -np.inf
+    if S.itemsize == 4:  # integral weights: two packed running sums (``_unpack``), one gather
+        # and add per row and sum instead of a three-way branch per row
+        pa = np.empty(m, dtype=np.int64)  # rows of L_u: count and signed weight
+        pb = np.empty(m, dtype=np.int64)  # rows of L_v counted, signed weight of R_v
+        for i in range(m):
+            r = ordl[f1, i]
+            s = np.int64(S[f1, i])
+            pa[r] = s + _ONE if i <= zu else np.int64(0)
+            pb[r] = _ONE if i <= zv else s
+        for f2 in range(p):
+            acc_a = np.int64(0)
+            acc_b = np.int64(0)
+            i = 0
+            for c in range(cstart[f2], cstart[f2 + 1]):
+                e = cuts[c]
+                while i <= e:
+                    r = ordl[f2, i]
+                    acc_a += pa[r]
+                    acc_b += pb[r]
+                    i += 1
+                nu, dl = _unpack(acc_a)
+                nv, dr = _unpack(acc_b)
+                if nv >= ml and nLv - nv >= ml:
+                    kmnL = min(kmnL, dl)
+                    kmxL = max(kmxL, dl)
+                cu = e + 1 - nu
+                if cu >= ml and nRu - cu >= ml:
+                    kmnR = min(kmnR, dr)
+                    kmxR = max(kmxR, dr)
+        return _relaxed_costs(S, Sall, wcum, Atot, Btot, f1, zu, zv, kmnL, kmxL, kmnR, kmxR)
+    for r in range(m):
+        q = posl[f1, r]
+        gl[r] = 0 if q <= zu else (1 if q <= zv else 2)
     for f2 in range(p):
         c0 = cstart[f2]
         c1 = cstart[f2 + 1]
@@ -305,6 +347,12 @@ def relaxed_binary_ml(ordl, posl, S, Sall, cuts, cstart, wcum, Atot, Btot, gl, f
             if cu >= ml and nRu - cu >= ml:
                 kmnR = min(kmnR, dr)
                 kmxR = max(kmxR, dr)
+    return _relaxed_costs(S, Sall, wcum, Atot, Btot, f1, zu, zv, kmnL, kmxL, kmnR, kmxR)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _relaxed_costs(S, Sall, wcum, Atot, Btot, f1, zu, zv, kmnL, kmxL, kmnR, kmxR):  # pragma: no cover
+    """The two bounds of :func:`relaxed_binary_ml` from the extremes of the signed sums."""
     wl = float(wcum[f1, zu])
     sl = float(Sall[f1, zu])
     bl = (wl + sl) / 2.0

@@ -164,6 +164,17 @@ class MinLeaf:
             return aL, uR
         return aL, self.relaxed(right, between, B - aL, uR, True)
 
+    def relaxed_seed(self, child: _Node) -> tuple[int, int]:
+        """The root split (feature, position) the relaxed search of ``child`` evaluates first:
+        that of ``child``'s own constrained optimum when the search solved it (the same rows,
+        so the same positions; ``kernels._seed``), whose relaxed cost is at most its cost
+        and often the relaxed optimum's, so the search starts with a near-optimal incumbent
+        (ConTree's pruning, Alg. 1, is only as strong as its incumbent). (-1, -1): none."""
+        entry = self.cache.get(self.key(child, 2))
+        if isinstance(entry, _Res) and isinstance(entry.tree, _LazyD2):
+            return entry.tree.f1, entry.tree.z
+        return -1, -1
+
     def relaxed(self, child: _Node, zero: np.ndarray, bound: float, lower: float, first: bool) -> float:
         """A proven lower bound on the constrained depth-two optimum of ``child`` with the
         rows ``zero`` weightless (they still count towards the minimum leaf size): the
@@ -186,10 +197,11 @@ class MinLeaf:
         else:
             inc_arr = np.array([math.inf, -1, -1, 0.0, bound, self.d_strict, self.d_tie])
         self.check_time()
+        seed = self.relaxed_seed(child)
         done, _, _, n_evals, n_sp = _load_kernels().d2_quick(
             child.rows, child.order, child.vals, self.y, w2, wd2, sgn2, self.K, self.scratch_pos, inc_arr, 0.0,
             self.tol, self.rules_arr, 8 * self.batch_elems, self.wide, self.min_leaf, float(bound if first else lower),
-            -1, -1)
+            seed[0], seed[1])
         self.stats["relaxed_evals"] += int(n_evals)
         if not done or (inc_arr[3] != 0.0 and first):
             return lower

@@ -164,6 +164,7 @@ class _Solver(DepthTwo, MinLeaf):
         # their warm-up runs, numpy, and the search stops when they are ready (``jit.due``)
         group = "contree" if self.integral else "contree-float"
         self.compiled = jit.ready(group) and bool(_load_kernels().ACTIVE)
+        self.kern = _load_kernels() if self.compiled else None  # looked up once, not per call
         self.switch_group = group if not self.compiled and jit.waiting(group) else None
         # Many classes (a target with a class per row, issue 24): the compiled kernels of
         # ``kernels_wide``, whose time and memory do not grow with K, replace the per-class
@@ -173,6 +174,7 @@ class _Solver(DepthTwo, MinLeaf):
         # With the kernels: depth-two sub-problems run Alg. 1 compiled (``d2_search``)
         # instead of the batched rounds of :meth:`solve_d2` (which then use compiled Alg. 2).
         self.d2_sequential = True
+        self.quick_d2 = self.compiled and max_gap == 0  # depth two below the root: DepthTwo.solve_d2_quick
         # Lazy depth-two subtrees of the answer built by the numpy-side node code
         # (``d2_prepare`` + ``d2_errors``) instead of the one-pass ``kernels.d2_subtree``;
         # the same trees, kept for cross-checks.
@@ -252,7 +254,7 @@ class _Solver(DepthTwo, MinLeaf):
     def children(self, node: _Node, f: int, z: int) -> tuple[_Node, _Node]:
         """Split ``node`` after sorted position ``z`` of feature ``f`` (Eq. 6)."""
         if self.compiled:
-            rl, ol, vl, rr, orr, vr = _load_kernels().split_node(node.rows, node.order, node.vals, self.scratch_mask, f, z)
+            rl, ol, vl, rr, orr, vr = self.kern.split_node(node.rows, node.order, node.vals, self.scratch_mask, f, z)
             return _Node(rl, ol, vl), _Node(rr, orr, vr)
         mask = self.scratch_mask
         left_rows_unsorted = node.order[f, : z + 1]
@@ -298,7 +300,7 @@ class _Solver(DepthTwo, MinLeaf):
     def leaf(self, node: _Node) -> tuple[float, int]:
         """Eq. (4), d = 0: cost and label of the best leaf (lowest class on ties)."""
         if self.compiled and self.K < 8:
-            c, lab = _load_kernels().leaf_cost(node.rows, self.y, self.w, self.K)
+            c, lab = self.kern.leaf_cost(node.rows, self.y, self.w, self.K)
             return float(c), int(lab)
         cw = np.bincount(self.y[node.rows], weights=self.w[node.rows], minlength=self.K)
         label = int(np.argmax(cw))
@@ -383,6 +385,10 @@ class _Solver(DepthTwo, MinLeaf):
         ``seed`` and ``two_phase`` (the result's ``free`` from the same compiled search)
         come from :meth:`solve_min_leaf`."""
         cost_leaf, label = self.leaf(node)
+        if d == 2 and self.quick_d2 and level > 0 and not two_phase and lb1 == 0.0 and seed[0] < 0:
+            res = self.solve_d2_quick(node, bound, cost_leaf, label)
+            if res is not None:
+                return res
         gap_node, gap_local = self.gap_split(level) if self.max_gap > 0 else (0.0, 0.0)
         if d == 0 or cost_leaf <= 0.0 or node.m < 2 * self.min_leaf:
             return _Res(cost_leaf, DPLeaf(label), cost_leaf)
