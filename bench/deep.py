@@ -2,8 +2,13 @@
 pycontree (with its ``time_limit``), GOSDT with threshold and lower-bound guesses, and
 pydl8.5, at depths 4-8 under a time budget, side by side in one run.
 
-    python bench/deep.py [--depths 5,6] [--budgets 10,60] [--datasets a,b|all] [--rows 100000]
+    python bench/deep.py [--depths 5,6] [--budgets 10,60] [--datasets a,b|all|none] [--rows 100000]
                          [--peers-python PATH] [--write]
+
+``--datasets none`` (or an empty value) takes no shared set, only the ``--rows`` synthetic ones.
+``--write`` appends a section to bench/RESULTS.md: its heading and the table's header when the
+run starts, then each row as it is printed (a run cut short keeps the rows it has). A peer
+that fails (out of memory, past its time-out, an exception) gets a row "no result: <reason>".
 
 For each shared continuous dataset (../shared/datasets/continuous, or $ODT_SHARED; the
 script says so and stops when it is absent) — and, with ``--rows N``, a synthetic set of N
@@ -106,7 +111,8 @@ if which == "gosdt":
     gb = GradientBoostingClassifier(n_estimators=40, max_depth=depth, random_state=0).fit(Xb, y)
     clf = GOSDTClassifier(regularization=0.2 / len(y), allow_small_reg=True, depth_budget=depth + 1,
                           time_limit=int(budget), verbose=False)
-    clf.fit(Xb, y, y_ref=gb.predict(Xb))
+    ref = gb.predict(Xb)  # the lower-bound guess; GOSDT refuses one that misses a class (multiclass sets)
+    clf.fit(Xb, y, **({"y_ref": ref} if set(np.unique(ref)) == set(np.unique(y)) else {}))
     out["errors"] = int((clf.predict(Xb) != y).sum())
     out["test"] = float((clf.predict(Xtb) == yt).mean())
 elif which == "dl85":
@@ -124,13 +130,25 @@ print(json.dumps(out))
 '''
 
 
-def run_peer(python: str, which: str, data: Path, depth: int, budget: float) -> dict | None:
+def run_peer(python: str, which: str, data: Path, depth: int, budget: float) -> dict:
+    """The peer's result, or {"note": why there is none, "seconds": wall}."""
+    t = time.perf_counter()
+    timeout = budget * 3 + 120
     try:
         run = subprocess.run([python, "-c", PEER_SCRIPT, which, str(data), str(depth), str(budget)],
-                             capture_output=True, text=True, timeout=budget * 3 + 120)
+                             capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"note": f"killed after {timeout:g} s", "seconds": time.perf_counter() - t}
+    try:
         return json.loads(run.stdout.strip().splitlines()[-1])
-    except (subprocess.TimeoutExpired, json.JSONDecodeError, IndexError):
-        return None
+    except (json.JSONDecodeError, IndexError):
+        err = run.stderr.strip().splitlines()
+        why = err[-1] if err else ""
+        if run.returncode == -9:
+            why = f"killed (signal 9, out of memory?) {why}".strip()
+        elif run.returncode:
+            why = f"exit {run.returncode}: {why}"
+        return {"note": why.replace("|", "/")[:160] or "no output", "seconds": time.perf_counter() - t}
 
 
 def main() -> None:
@@ -141,12 +159,13 @@ def main() -> None:
     ap.add_argument("--rows", default="", help="comma-separated sizes of synthetic sets to add (e.g. 100000)")
     ap.add_argument("--peers-python", default="", help="a Python with gosdt and pydl8.5 (scikit-learn < 1.6)")
     ap.add_argument("--odtc", default="", help="the odtc to run (default: this Python's odt, python -m odt.cli)")
+    ap.add_argument("--write", action="store_true", help="append the rows to bench/RESULTS.md as they come")
     args = ap.parse_args()
     from pycontree import ConTree
     from sklearn.tree import DecisionTreeClassifier
 
     sets: list[tuple[str, np.ndarray, np.ndarray]] = []
-    if args.datasets:
+    if args.datasets and args.datasets != "none":
         folder = _shared()
         if not folder.is_dir():
             sys.exit(f"the shared continuous datasets are not at {folder} (set ODT_SHARED)")
@@ -159,8 +178,19 @@ def main() -> None:
         X, y = synthetic(n)
         sets.append((f"synthetic-{n}", X, y))
     work = Path(tempfile.mkdtemp(prefix="odt-deep-"))
-    print("| dataset | rows | D | budget s | method | train errors | primal integral | final gap | wall s | test acc |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    results = ROOT / "bench" / "RESULTS.md"
+
+    def emit(line: str) -> None:
+        print(line, flush=True)
+        if args.write:
+            with results.open("a") as fh:
+                fh.write(line + "\n")
+
+    if args.write:
+        with results.open("a") as fh:
+            fh.write(f"\n## bench/deep.py {' '.join(sys.argv[1:])} ({time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC)\n\n")
+    emit("| dataset | rows | D | budget s | method | train errors | primal integral | final gap | wall s | test acc |")
+    emit("|---|---|---|---|---|---|---|---|---|---|")
     for name, X, y in sets:
         tr, te = split(y)
         csv = work / f"{name}.csv"
@@ -190,8 +220,10 @@ def main() -> None:
                     rows["odt"] = {"errors": out["train_errors"], "history": [(h[0] + startup, h[1])
                                                                           for h in out["history"] if h[1] is not None],
                                    "gap": out["gap"], "wall": wall, "test": test}
-                except (json.JSONDecodeError, KeyError):
-                    rows["odt"] = {"errors": None, "wall": wall, "note": run.stderr[-200:]}
+                except (json.JSONDecodeError, KeyError, OSError):
+                    err = run.stderr.strip().splitlines()
+                    rows["odt"] = {"errors": None, "wall": wall,
+                                   "note": (err[-1] if err else f"exit {run.returncode}").replace("|", "/")[:160]}
                 t = time.perf_counter()
                 cart = DecisionTreeClassifier(max_depth=depth, random_state=0).fit(X[tr], y[tr])
                 s = time.perf_counter() - t
@@ -202,30 +234,37 @@ def main() -> None:
                 pc = ConTree(max_depth=depth, time_limit=budget)
                 import warnings
 
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    pc.fit(X[tr], y[tr])
-                s = time.perf_counter() - t
-                e = int((pc.predict(X[tr]) != y[tr]).sum())
-                rows["pycontree"] = {"errors": e, "wall": s, "history": [(s, e)],
-                                     "test": float((pc.predict(X[te]) == y[te]).mean())}
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        pc.fit(X[tr], y[tr])
+                    s = time.perf_counter() - t
+                    e = int((pc.predict(X[tr]) != y[tr]).sum())
+                    rows["pycontree"] = {"errors": e, "wall": s, "history": [(s, e)],
+                                         "test": float((pc.predict(X[te]) == y[te]).mean())}
+                except (MemoryError, RuntimeError, ValueError) as exc:
+                    rows["pycontree"] = {"errors": None, "wall": time.perf_counter() - t,
+                                         "note": f"{type(exc).__name__}: {exc}"[:160]}
                 if args.peers_python:
                     for which in ("gosdt", "dl85"):
                         got = run_peer(args.peers_python, which, npz, depth, budget)
-                        if got is not None:
+                        if "errors" in got:
                             rows[which] = {"errors": got["errors"], "wall": got["seconds"],
                                            "history": [(got["seconds"], got["errors"])], "test": got["test"]}
+                        else:
+                            rows[which] = {"errors": None, "wall": got["seconds"], "note": got["note"]}
                 best = min(r["errors"] for r in rows.values() if r.get("errors") is not None)
                 for method, r in rows.items():
                     if r.get("errors") is None:
-                        print(f"| {name} | {len(tr)} | {depth} | {budget:g} | {method} | failed | | | {r['wall']:.1f} | |")
+                        emit(f"| {name} | {len(tr)} | {depth} | {budget:g} | {method} | no result: "
+                             f"{r.get('note', '')} | | | {r['wall']:.1f} | |")
                         continue
                     pi = primal_integral(r.get("history", []), best, budget)
                     gap = r.get("gap")
                     test = r.get("test")
-                    print(f"| {name} | {len(tr)} | {depth} | {budget:g} | {method} | {r['errors']:g} | {pi:.3f} | "
-                          f"{'-' if gap is None else f'{gap:.1%}'} | {r['wall']:.1f} | "
-                          f"{'-' if test is None else f'{test:.3f}'} |", flush=True)
+                    emit(f"| {name} | {len(tr)} | {depth} | {budget:g} | {method} | {r['errors']:g} | {pi:.3f} | "
+                         f"{'-' if gap is None else f'{gap:.1%}'} | {r['wall']:.1f} | "
+                         f"{'-' if test is None else f'{test:.3f}'} |")
 
 
 if __name__ == "__main__":
