@@ -47,18 +47,25 @@ def class_index(clf: Any, labels: np.ndarray) -> np.ndarray:
     return np.array([index.get(str(v), -1) for v in labels], dtype=np.int64)
 
 
+def _target_column(clf: Any, table: RawTable, target: str | None, kind: str, without: str, use: str) -> str:
+    """``target``, or the column the classifier was trained on; an error naming what is
+    missing (``kind``: "label column" or "target column")."""
+    target = target or clf.seen.target
+    if target is None:
+        raise OdtError(f"the {'classifier' if kind == 'label column' else 'tree'} does not record its training data's "
+                       f"{kind}, so {without}", hint="name it: --target <column> (Python: target=)")
+    if target not in table.columns:
+        raise OdtError(f"{table.name}: no column '{target}' (the {kind} {use})", hint="--target <column> names another one")
+    return target
+
+
 def node_statistics(clf: Any, table: RawTable, target: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(nodes x classes) class counts and (nodes,) row counts at every node of
     ``clf.layout()`` for the rows of ``table``, whose labels are in column ``target`` (the
     classifier's ``seen.target`` when not given). A table without that column is an error
     naming it."""
-    target = target or clf.seen.target
-    if target is None:
-        raise OdtError("the classifier does not record its training data's label column, so the rows' classes "
-                       "cannot be counted", hint="name it: --target <column> (Python: target=)")
-    if target not in table.columns:
-        raise OdtError(f"{table.name}: no column '{target}' (the label column the classes are counted from)",
-                       hint="--target <column> names another one")
+    target = _target_column(clf, table, target, "label column", "the rows' classes cannot be counted",
+                            "the classes are counted from")
     Xb = Binarizer(clf.features).transform(table)
     layout = clf.layout()
     y = class_index(clf, table.strings(target))
@@ -137,13 +144,8 @@ def regression_node_statistics(clf: Any, table: RawTable, target: str | None = N
     """``NodeTargets`` of a regression tree for the rows of ``table``, whose numeric
     targets are in column ``target`` (the tree's ``seen.target`` when not given); the
     rows unweighted. A table without that column is an error naming it."""
-    target = target or clf.seen.target
-    if target is None:
-        raise OdtError("the tree does not record its training data's target column, so the rows' values cannot be "
-                       "read", hint="name it: --target <column> (Python: target=)")
-    if target not in table.columns:
-        raise OdtError(f"{table.name}: no column '{target}' (the target column the node values are computed from)",
-                       hint="--target <column> names another one")
+    target = _target_column(clf, table, target, "target column", "the rows' values cannot be read",
+                            "the node values are computed from")
     Xb = Binarizer(clf.features).transform(table)
     return regression_statistics(clf.layout(), Xb, table.numbers(target), None, criterion)
 

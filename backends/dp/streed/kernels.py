@@ -277,12 +277,10 @@ def update_frequencies(indptr, indices, label, weight, rows, sign, counts, C1, C
 
 
 @njit(cache=True, nogil=True)
-def bit_frequencies(indptr, indices, label, S, m, K):  # pragma: no cover
-    """(counts, C1, C2) of ``pair_frequencies`` for rows ``S`` of weight one, upper
-    triangles only: each candidate's rows of each class as a bitset over ``S``, a pair's
-    frequency the popcount of their intersection (MurTree Sec. 4.4 counts the same; the
-    bitsets make it ``m * m * K * |S| / 64`` word operations). Row r holds the candidates
-    ``indices[indptr[r]:indptr[r + 1]]`` and has class ``label[r]``."""
+def class_bitsets(indptr, indices, label, S, m, K):  # pragma: no cover
+    """(K, m, words): for each class and candidate, the rows of ``S`` (by position) of
+    that class where the candidate holds, as a bitset (row r holds the candidates
+    ``indices[indptr[r]:indptr[r + 1]]`` and has class ``label[r]``)."""
     n = S.shape[0]
     W = (n + 63) >> 6
     P = np.zeros((K, m, W), dtype=np.uint64)
@@ -293,6 +291,19 @@ def bit_frequencies(indptr, indices, label, S, m, K):  # pragma: no cover
         bit = np.uint64(1) << np.uint64(i & 63)
         for j in range(indptr[r], indptr[r + 1]):
             P[c, indices[j], word] |= bit
+    return P
+
+
+@njit(cache=True, nogil=True)
+def bit_frequencies(indptr, indices, label, S, m, K):  # pragma: no cover
+    """(counts, C1, C2) of ``pair_frequencies`` for rows ``S`` of weight one, upper
+    triangles only: each candidate's rows of each class as a bitset over ``S``, a pair's
+    frequency the popcount of their intersection (MurTree Sec. 4.4 counts the same; the
+    bitsets make it ``m * m * K * |S| / 64`` word operations). Row r holds the candidates
+    ``indices[indptr[r]:indptr[r + 1]]`` and has class ``label[r]``."""
+    n = S.shape[0]
+    P = class_bitsets(indptr, indices, label, S, m, K)
+    W = P.shape[2]
     counts = np.zeros((m, m))
     C1 = np.zeros((K, m))
     C2 = np.zeros((K, m, m))

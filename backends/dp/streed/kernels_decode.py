@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kernels import _leaf_err, depth_two_tail, njit, popcount
+from .kernels import _leaf_err, class_bitsets, depth_two_tail, njit, popcount
 
 
 @njit(cache=True, nogil=True)
@@ -76,15 +76,8 @@ def decode_two(indptr, indices, label, S, m, K, c, top, min_leaf, min_node, cw):
     slot 3. A child of budget 0 is a leaf (``min_node`` infinite for it).
     The node budget is the least of ``argmin_i E[i] + c * i`` (``BoundedSearch._small``)."""
     n = S.shape[0]
-    W = (n + 63) >> 6
-    P = np.zeros((K, m, W), dtype=np.uint64)
-    for i in range(n):
-        r = S[i]
-        cl = label[r]
-        word = i >> 6
-        bit = np.uint64(1) << np.uint64(i & 63)
-        for j in range(indptr[r], indptr[r + 1]):
-            P[cl, indices[j], word] |= bit
+    P = class_bitsets(indptr, indices, label, S, m, K)
+    W = P.shape[2]
     counts = np.zeros((m, m))
     C1 = np.zeros((K, m))
     C2 = np.zeros((K, m, m))
