@@ -187,20 +187,36 @@ def depth_two_tail(C1, C2, total, counts, s, min_leaf, min_node, ok_root, ok_lef
         for c in range(K):
             col[c] = total[c] - C1[c, f]
         left_leaf = _leaf_err(col, K)
-        right_best = min(right_leaf, right_one[f])
-        left_best = min(left_leaf, left_one[f])
-        o1 = left_leaf + right_leaf
-        a2 = left_leaf + right_best
-        b2 = left_best + right_leaf
-        o2 = min(a2, b2)
-        o3 = left_best + right_best
-        side[f] = a2 <= b2
-        if o1 < best[0]:
-            best[0], arg[0] = o1, f
-        if o2 < best[1]:
-            best[1], arg[1] = o2, f
-        if o3 < best[2]:
-            best[2], arg[2] = o3, f
+        offer_root(f, left_leaf, right_leaf, left_one[f], right_one[f], best, arg, side)
+    fill_budgets(E, F, BL, BR, best, arg, side)
+    return E, F, BL, BR
+
+
+@njit(cache=True, nogil=True, inline="always")
+def offer_root(f, left_leaf, right_leaf, left_one, right_one, best, arg, side):  # pragma: no cover
+    """Root candidate ``f`` with its sides' leaf costs and best depth-one costs offered for
+    the budgets of 1, 2 and 3 nodes (``best``/``arg``); ``side[f]`` whether its two-node
+    tree splits the right side (MurTree Sec. 4.4's depth-two table)."""
+    right_best = min(right_leaf, right_one)
+    left_best = min(left_leaf, left_one)
+    o1 = left_leaf + right_leaf
+    a2 = left_leaf + right_best
+    b2 = left_best + right_leaf
+    o2 = min(a2, b2)
+    o3 = left_best + right_best
+    side[f] = a2 <= b2
+    if o1 < best[0]:
+        best[0], arg[0] = o1, f
+    if o2 < best[1]:
+        best[1], arg[1] = o2, f
+    if o3 < best[2]:
+        best[2], arg[2] = o3, f
+
+
+@njit(cache=True, nogil=True, inline="always")
+def fill_budgets(E, F, BL, BR, best, arg, side):  # pragma: no cover
+    """The depth-two table for budgets 1-3 from the best root candidates: a larger budget
+    keeps the smaller one's tree unless it is strictly better; BL/BR the nodes of each side."""
     for i in range(1, 4):
         if E[i - 1] <= best[i - 1]:
             E[i], F[i], BL[i], BR[i] = E[i - 1], F[i - 1], BL[i - 1], BR[i - 1]
@@ -212,7 +228,6 @@ def depth_two_tail(C1, C2, total, counts, s, min_leaf, min_node, ok_root, ok_lef
             BL[i], BR[i] = (0, 1) if side[f] else (1, 0)
         elif i == 3:
             BL[i], BR[i] = 1, 1
-    return E, F, BL, BR
 
 
 @njit(cache=True, nogil=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kernels import AVAILABLE, njit
+from .kernels import AVAILABLE, fill_budgets, njit, offer_root
 
 __all__ = ["AVAILABLE", "difference", "pair_sums", "pair_sums_into", "squared_tail", "squared_two"]
 
@@ -157,29 +157,6 @@ def squared_tail(P, total, s, ok_root, ok_left, ok_right, min_leaf, min_node, le
                 v = _sse(x0, x1, x2) + _sse(t0 - r0 - x0, t1 - r1 - x1, t2 - r2 - x2)
                 if v < left_one:
                     left_one = v
-        right_best = min(right_leaf, right_one)
-        left_best = min(left_leaf, left_one)
-        o1 = left_leaf + right_leaf
-        a2 = left_leaf + right_best
-        b2 = left_best + right_leaf
-        o2 = min(a2, b2)
-        o3 = left_best + right_best
-        side[f] = a2 <= b2
-        if o1 < best[0]:
-            best[0], arg[0] = o1, f
-        if o2 < best[1]:
-            best[1], arg[1] = o2, f
-        if o3 < best[2]:
-            best[2], arg[2] = o3, f
-    for i in range(1, 4):
-        if E[i - 1] <= best[i - 1]:
-            E[i], F[i], BL[i], BR[i] = E[i - 1], F[i - 1], BL[i - 1], BR[i - 1]
-            continue
-        f = arg[i - 1]
-        E[i] = best[i - 1]
-        F[i] = f
-        if i == 2:
-            BL[i], BR[i] = (0, 1) if side[f] else (1, 0)
-        elif i == 3:
-            BL[i], BR[i] = 1, 1
+        offer_root(f, left_leaf, right_leaf, left_one, right_one, best, arg, side)
+    fill_budgets(E, F, BL, BR, best, arg, side)
     return E, F, BL, BR
