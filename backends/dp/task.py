@@ -78,6 +78,19 @@ class Task:
         return 0.0
 
 
+def _histogram_rows(task: Task, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """(n, width): each row's weight in the column of its target index ``y`` (misclassification's
+    class weights, absolute error's histogram of target values)."""
+    W = np.zeros((len(y), task.width))
+    W[np.arange(len(y)), y] = w
+    return W
+
+
+def _histogram(task: Task, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """(width,): :func:`_histogram_rows` summed, without the matrix."""
+    return np.bincount(y, weights=w, minlength=task.width).astype(np.float64)
+
+
 @dataclass(frozen=True)
 class Misclassification(Task):
     """Weighted misclassification: the statistics are each row's weight in its class's
@@ -92,13 +105,8 @@ class Misclassification(Task):
     def width(self) -> int:
         return self.n_classes
 
-    def statistics(self, y: np.ndarray, w: np.ndarray) -> np.ndarray:
-        W = np.zeros((len(y), self.n_classes))
-        W[np.arange(len(y)), y] = w
-        return W
-
-    def totals(self, y: np.ndarray, w: np.ndarray) -> np.ndarray:
-        return np.bincount(y, weights=w, minlength=self.n_classes).astype(np.float64)
+    statistics = _histogram_rows
+    totals = _histogram
 
     def costs(self, totals: np.ndarray) -> np.ndarray:
         return totals.sum(axis=-1) - totals.max(axis=-1)
@@ -193,13 +201,8 @@ class AbsoluteError(Task):
     def width(self) -> int:
         return int(self.values.shape[0])
 
-    def statistics(self, y: np.ndarray, w: np.ndarray) -> np.ndarray:
-        W = np.zeros((len(y), self.width))
-        W[np.arange(len(y)), y] = w
-        return W
-
-    def totals(self, y: np.ndarray, w: np.ndarray) -> np.ndarray:
-        return np.bincount(y, weights=w, minlength=self.width).astype(np.float64)
+    statistics = _histogram_rows  # the same weighted histograms as misclassification's class weights
+    totals = _histogram
 
     def _median(self, totals: np.ndarray) -> np.ndarray:
         """The index of the lower weighted median of each histogram (0 when empty)."""

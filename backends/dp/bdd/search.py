@@ -41,6 +41,7 @@ import numpy as np
 from odt.compiler import limits
 from odt.compiler.search_bdd import BddSearch
 
+from ..blas import one_thread
 from . import neighbours, parallel
 from .counts import (Rows, bayes_errors, cell_weights, merge_rows, prefix_errors, prefixes, single_errors,
                      subset_errors)
@@ -242,24 +243,13 @@ def optimal_bdd(problem: BddSearch, time_limit: float | None = None,
                      bound, stats)
 
 
-_BLAS: list = []  # the threadpoolctl controller, made once (it scans the loaded libraries)
-
-
 def _one_blas_thread(work: float) -> contextlib.AbstractContextManager:
-    """BLAS held to one thread while the small Gram products run: OpenBLAS's threads
-    spin against each other on a loaded machine (mushroom, H = 3, one prefix: 139 ms with
-    its default threads on 2 busy cores, 4.4 ms with one; hypothyroid, H = 2, its one
-    3247 x 44 product: 104 ms against 0.2 ms). Only the tiniest enumerations skip it
-    (finding the BLAS library costs about 3 ms, once per process)."""
-    if work < 1e5:
-        return contextlib.nullcontext()
-    try:
-        from threadpoolctl import ThreadpoolController
-    except ImportError:  # pragma: no cover - threadpoolctl is a dependency
-        return contextlib.nullcontext()
-    if not _BLAS:
-        _BLAS.append(ThreadpoolController())
-    return _BLAS[0].limit(limits=1, user_api="blas")
+    """BLAS held to one thread while the small Gram products run (``blas.one_thread``):
+    OpenBLAS's threads spin against each other on a loaded machine (mushroom, H = 3, one
+    prefix: 139 ms with its default threads on 2 busy cores, 4.4 ms with one; hypothyroid,
+    H = 2, its one 3247 x 44 product: 104 ms against 0.2 ms). Only the tiniest enumerations
+    skip it (finding the BLAS library costs about 3 ms, once per process)."""
+    return contextlib.nullcontext() if work < 1e5 else one_thread()
 
 
 def _errors_of(W: np.ndarray, order: tuple[int, ...], table: list[int]) -> float:
