@@ -14,6 +14,16 @@ engine runs its numpy paths (the same optima) while a niced process started here
 that ends stops and starts again on the compiled kernels (``switchable``, the dp backend),
 and every later solve and process uses them.
 
+A process that has not loaded numba yet does not load it for a small program either:
+loading numba and a group's cached machine code costs 0.6-1.0 s of every process (numba's
+import and its target registries), while most small programs finish on numpy in a few
+hundredths of a second. Inside a solve (``switchable``), a compiled group first gets a
+grace of ``grace_seconds()`` of numpy search (0.3 s; ``ODT_KERNELS_GRACE`` sets it, 0 turns
+it off); a solve still running when its process has spent that much on numpy for the group,
+and whose time limit leaves at least ``LOAD_SECONDS``, stops, as for a finished warm-up, and starts again on the compiled kernels, which every
+later solve of the process then uses (ski rental: at most the grace is lost, where a small
+program saves the whole load).
+
 Groups: ``streed`` (``streed/kernels.py``), ``contree`` (``contree/kernels*.py`` with integral
 row weights, int32) and ``contree-float`` (the same kernels on fractional weights, float64).
 
@@ -53,6 +63,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+from odt.compiler import limits
+
 #: kernel group -> the engine folders (beside this file) whose sources make its fingerprint
 GROUPS: dict[str, tuple[str, ...]] = {"streed": ("streed",), "contree": ("contree",), "contree-float": ("contree",)}
 MODES = ("auto", "compile", "numpy")
@@ -69,7 +81,15 @@ _BOOT = (f"import json, os, sys; hasattr(os, 'nice') and os.nice({NICE}); "
          "sys.path[:] = json.loads(os.environ.pop('ODT_KERNELS_PATH')); "
          "from odt.warmup import background; background(sys.argv[1], int(sys.argv[2]))")
 
+#: numpy seconds a process spends on a compiled group before it loads numba for it (see above)
+GRACE_SECONDS = 0.3
+#: about what loading numba and a group's cached kernels costs a process (seconds)
+LOAD_SECONDS = 1.0
+#: rows x columns from which a solve loads the compiled kernels at once (no grace)
+GRACE_CELLS = 1_000_000
+
 _ready: set[str] = set()  # groups this process calls compiled (stamp ok, or compiled here)
+_spent: dict[str, float] = {}  # numpy seconds spent in grace, by group, by the closed scopes
 _started: set[str] = set()  # groups whose warm-up this process started or found running
 _next_poll: dict[str, float] = {}
 _fingerprints: dict[tuple, str] = {}
@@ -87,10 +107,12 @@ def numba_installed() -> bool:
     return importlib.util.find_spec("numba") is not None
 
 
-def ready(group: str) -> bool:
+def ready(group: str, cells: int = 0) -> bool:
     """Whether a solve starting now calls the compiled kernels of ``group`` (the engine
     still checks its kernels module's own switch, e.g. ``kernels.ACTIVE``). In ``auto``
-    mode a cold group starts its warm-up here and answers False: numpy for now."""
+    mode a cold group starts its warm-up here and answers False: numpy for now; a compiled
+    group answers False during its grace when the engine's data has fewer than
+    ``GRACE_CELLS`` ``cells`` (rows x columns: above that, numpy cannot end in the grace)."""
     m = mode()
     if m == "numpy" or not numba_installed():
         return False
@@ -98,6 +120,8 @@ def ready(group: str) -> bool:
         return True
     status = stamp_status(group)
     if status in ("ok", "nocache"):  # nocache: numba compiles on first use, as without odt
+        if cells < GRACE_CELLS and _graced(group):  # numpy for a while: small programs end before numba loads
+            return False
         _ready.add(group)
         return True
     if status == "failed":
@@ -109,19 +133,28 @@ def ready(group: str) -> bool:
 
 
 def waiting(group: str) -> bool:
-    """Whether ``group`` is cold with its warm-up under way (``ready`` said False in
-    ``auto`` mode): a solve that starts on numpy now may switch (``due``) later."""
-    return mode() == "auto" and group in _started and group not in _ready
+    """Whether ``group`` is cold with its warm-up under way, or compiled and in its grace
+    (``ready`` said False in ``auto`` mode): a solve that starts on numpy now may switch
+    (``due``) later."""
+    if mode() != "auto" or group in _ready:
+        return False
+    switch = _scope()
+    return group in _started or (switch is not None and group in switch.graced)
 
 
 def due(group: str) -> bool:
     """Inside ``switchable``: True once ``group`` (``waiting`` when this thread's solve
-    started) is compiled, by the warm-up this process started or another process's.
-    Cheap: the engines call it beside their deadline checks."""
-    switch = getattr(_local, "switch", None)
+    started) is compiled, by the warm-up this process started or another process's, or
+    once its grace is spent. Cheap: the engines call it beside their deadline checks."""
+    switch = _scope()
     if switch is None:
         return False
-    if group not in _ready:
+    since = switch.graced.get(group)
+    if since is not None and group not in _ready:
+        if _spent.get(group, 0.0) + time.perf_counter() - since < grace_seconds() or not _time_to_load():
+            return False
+        _ready.add(group)
+    elif group not in _ready:
         now = time.perf_counter()
         if now < _next_poll.get(group, 0.0):
             return False
@@ -134,22 +167,82 @@ def due(group: str) -> bool:
 
 
 class Switch:
-    """``fired``: a solve of this scope stopped early for its kernels being compiled."""
+    """``fired``: a solve of this scope stopped early for its kernels being compiled (or
+    its grace spent). ``graced``: the compiled groups this scope runs on numpy for now,
+    with when it started to; ``pid``: the process that opened the scope (a forked worker
+    inherits the thread's scope but cannot restart its parent's solve)."""
 
     def __init__(self) -> None:
         self.fired = False
+        self.graced: dict[str, float] = {}
+        self.pid = os.getpid()
 
 
 @contextmanager
 def switchable() -> Iterator[Switch]:
     """A scope whose numpy-path solves stop (as on a deadline) once their kernel group is
-    compiled, so that the caller can solve again on the compiled kernels."""
+    compiled, or their grace is spent, so that the caller can solve again on the compiled
+    kernels. On exit, the scope's numpy seconds count against each group's grace."""
     outer = getattr(_local, "switch", None)
     switch = _local.switch = Switch()
     try:
         yield switch
     finally:
         _local.switch = outer
+        now = time.perf_counter()
+        for group, since in switch.graced.items():
+            _spent[group] = _spent.get(group, 0.0) + now - since
+
+
+def grace_seconds() -> float:
+    """``ODT_KERNELS_GRACE`` (seconds, at least 0), else ``GRACE_SECONDS``."""
+    value = os.environ.get("ODT_KERNELS_GRACE")
+    if value is not None:
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            pass
+    return GRACE_SECONDS
+
+
+def _scope() -> Switch | None:
+    """This thread's ``switchable`` scope, if this process opened it."""
+    switch = getattr(_local, "switch", None)
+    return switch if switch is not None and switch.pid == os.getpid() else None
+
+
+def numba_loaded() -> bool:
+    """Whether this process has imported numba (then a group's kernels load in a fraction of
+    the first group's time: no grace)."""
+    return "numba" in sys.modules
+
+
+def _graced(group: str) -> bool:
+    """Whether a compiled ``group`` starts on numpy now (see the module docstring): numba not
+    loaded yet, and either a time limit too near to load it or, inside a solve's scope, less
+    than the grace spent on the group so far."""
+    if numba_loaded():
+        return False
+    switch = _scope()
+    if not _time_to_load():  # numpy to the deadline, in a solve's scope or not (a load would overshoot it)
+        if switch is not None:
+            switch.graced.setdefault(group, time.perf_counter())
+        return True
+    if switch is None:
+        return False
+    if group in switch.graced:
+        return True
+    if _spent.get(group, 0.0) >= grace_seconds():
+        return False
+    switch.graced[group] = time.perf_counter()
+    return True
+
+
+def _time_to_load() -> bool:
+    """Whether the solve's time limit leaves time to load the kernels (``LOAD_SECONDS``):
+    with less, numpy goes on to the deadline, which a load would overshoot."""
+    left = limits.remaining()
+    return left is None or left > LOAD_SECONDS
 
 
 # ---------------------------------------------------------------------- stamps

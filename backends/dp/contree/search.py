@@ -163,7 +163,7 @@ class _Solver(DepthTwo, MinLeaf):
         # numba kernels of backends/dp/contree/kernels.py when compiled (``jit.ready``); while
         # their warm-up runs, numpy, and the search stops when they are ready (``jit.due``)
         group = "contree" if self.integral else "contree-float"
-        self.compiled = jit.ready(group) and bool(_load_kernels().ACTIVE)
+        self.compiled = jit.ready(group, self.n * self.p) and bool(_load_kernels().ACTIVE)
         self.kern = _load_kernels() if self.compiled else None  # looked up once, not per call
         self.switch_group = group if not self.compiled and jit.waiting(group) else None
         # Many classes (a target with a class per row, issue 24): the compiled kernels of

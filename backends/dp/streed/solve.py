@@ -118,7 +118,7 @@ class Search:
         self.calls = 0
         #: the compiled kernels (``kernels.py``) once compiled (``jit.ready``); while their warm-up
         #: runs, numpy, and the search stops when they are ready (``jit.due``)
-        self.compiled = jit.ready("streed") and _kernels().AVAILABLE
+        self.compiled = jit.ready("streed", B.shape[0] * B.shape[1]) and _kernels().AVAILABLE
         self.switch_group = "streed" if not self.compiled and jit.waiting("streed") else None
         #: no candidate set depends on the branch: the depth-two solver applies
         self.plain_below = ingredients.trivial and not len(pairs)

@@ -32,7 +32,19 @@ def auto(tmp_path, monkeypatch):
     monkeypatch.setattr(jit, "_ready", set())
     monkeypatch.setattr(jit, "_started", set())
     monkeypatch.setattr(jit, "_next_poll", {})
+    monkeypatch.setattr(jit, "_spent", {})
     return tmp_path
+
+
+@pytest.fixture
+def graced(auto, monkeypatch):
+    """``auto`` with every group compiled and numba not loaded yet, as in a user's later
+    process (the test process has numba loaded: that would skip the grace)."""
+    for group in jit.GROUPS:
+        jit.write_stamp(auto, group, "ok")
+    monkeypatch.setattr(jit, "numba_loaded", lambda: False)
+    monkeypatch.delenv("ODT_KERNELS_GRACE", raising=False)
+    return auto
 
 
 def _solve(program: str, mode: str, monkeypatch, **kw):
@@ -132,6 +144,74 @@ def test_a_solve_on_numpy_restarts_on_the_compiled_kernels_once_they_are_ready(p
     assert incumbents == sorted(incumbents, reverse=True) and bounds == sorted(bounds)
 
 
+def test_a_compiled_group_runs_on_numpy_for_its_grace_inside_a_solve(graced, monkeypatch):
+    assert jit.ready("streed")  # outside a solve's scope: the kernels at once
+    jit._ready.clear()
+    with jit.switchable() as switch:
+        assert not jit.ready("streed") and jit.waiting("streed")
+        assert not jit.due("streed")  # within the grace
+        assert jit.ready("contree", cells=jit.GRACE_CELLS)  # too large for numpy in the grace: at once
+        monkeypatch.setenv("ODT_KERNELS_GRACE", "0")
+        assert jit.due("streed") and switch.fired  # the grace is spent: stop and restart on the kernels
+    assert jit.ready("streed") and not jit.waiting("streed")
+
+
+def test_the_grace_is_spent_once_per_process_and_group(graced, monkeypatch):
+    monkeypatch.setenv("ODT_KERNELS_GRACE", "0.05")
+    with jit.switchable():
+        assert not jit.ready("contree")
+        time.sleep(0.06)
+    assert jit._spent["contree"] >= 0.05
+    with jit.switchable():
+        assert jit.ready("contree")  # the next solve: the kernels
+        assert not jit.ready("streed")  # another group has its own grace
+
+
+def test_a_forked_worker_does_not_take_its_parents_grace(graced):
+    with jit.switchable() as switch:
+        switch.pid = -1  # as a forked child sees its parent's scope
+        assert jit.ready("streed") and not jit.due("streed")
+
+
+def test_a_time_limit_too_near_to_load_the_kernels_keeps_numpy_to_the_deadline(graced):
+    from odt.compiler import limits
+
+    with limits.time_limit(jit.LOAD_SECONDS / 2):
+        assert not jit.ready("streed")  # outside a solve's scope too: the load would overshoot the limit
+        with jit.switchable() as switch:
+            assert not jit.ready("contree") and jit.waiting("contree")
+            switch.graced["contree"] -= 60  # the grace long spent
+            assert not jit.due("contree") and not switch.fired
+    with limits.time_limit(jit.LOAD_SECONDS * 5), jit.switchable():
+        assert jit.ready("contree")  # its grace was spent above; time enough to load
+
+
+def test_numba_loaded_ends_every_grace(auto, monkeypatch):
+    for group in jit.GROUPS:
+        jit.write_stamp(auto, group, "ok")
+    monkeypatch.setattr(jit, "numba_loaded", lambda: True)
+    with jit.switchable():
+        assert jit.ready("streed")
+
+
+@pytest.mark.parametrize("grace, restarted", [("60", False), ("0.001", True)])
+def test_a_solve_in_its_grace_ends_on_numpy_or_restarts_on_the_kernels(grace, restarted, graced, monkeypatch,
+                                                                         tmp_path):
+    """A small program within the grace never loads the kernels; past it, the solve stops
+    and restarts on them; the optimum is the compiled one either way."""
+    program = tmp_path / "heart.odt"
+    program.write_text(f'data "{HEART}" {{ target class }}\nmodel tree(depth <= 3)\nminimize errors\n')
+    monkeypatch.setenv("ODT_KERNELS", "compile")
+    expected = odt.compile_file(program).solve(backend="dp")
+    monkeypatch.setenv("ODT_KERNELS", "auto")
+    monkeypatch.setenv("ODT_KERNELS_GRACE", grace)
+    jit._ready.clear()
+    res = odt.compile_file(program).solve(backend="dp")
+    assert ("restarted on the compiled kernels" in res.log) is restarted
+    assert ("streed" in jit._ready) is restarted
+    assert res.status == "optimal" and res.objective == expected.objective and res.verified
+
+
 #: a first (cold) process must not even import numba
 COLD = """
 import json, sys
@@ -181,6 +261,17 @@ def _run(script: str, program: Path, env: dict, *more: Path) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def test_a_later_process_solves_a_small_program_without_loading_numba(tmp_path):
+    """Every group compiled (stamps written for this install): the quick start's process
+    ends on numpy within the grace (long here, for a loaded machine) and never imports
+    numba, whose loading would be most of its time."""
+    env = dict(os.environ, ODT_KERNELS="auto", ODT_CACHE_DIR=str(tmp_path), ODT_KERNELS_GRACE="30")
+    script = (f"from odt.backends.dp import jit\nfrom pathlib import Path\n"
+              f"for g in jit.GROUPS: jit.write_stamp(Path({str(tmp_path)!r}), g, 'ok')\n") + COLD
+    got = _run(script, EXAMPLES / "quickstart.odt", env)
+    assert got["code"] == 0 and not got["numba"]
+
+
 def _processes_in(folder: Path) -> list[int]:
     """Live processes whose working directory is ``folder`` (the warm-up's)."""
     pids = []
@@ -223,7 +314,7 @@ def test_a_cold_solve_compiles_in_the_background_and_later_processes_compile_not
     for i, text in enumerate(LATER[group]):
         later.append(tmp_path / f"later{i}.odt")
         later[-1].write_text(text + "\n")
-    warm = _run(WARM, program, env, *later)
+    warm = _run(WARM, program, env | {"ODT_KERNELS_GRACE": "0"}, *later)  # every program on the kernels
     assert warm["code"] == 0 and warm["compiles"] == []
 
 
