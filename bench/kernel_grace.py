@@ -50,8 +50,8 @@ def programs(which: str, work: Path) -> list[tuple[str, Path]]:
     out: list[tuple[str, Path]] = []
     if which in ("all", "examples"):
         for path in sorted((ROOT / "examples").glob("*.odt")):
-            text = path.read_text()
-            if "solve " in text and "dp" not in text.split("solve ", 1)[1].split("\n", 1)[0]:
+            directive = [line for line in path.read_text().splitlines() if line.startswith("solve ")]
+            if directive and " dp" not in directive[0]:
                 continue  # a solver backend's example: no dp kernels
             out.append((path.stem, path))
     if which in ("all", "shared"):
