@@ -5,9 +5,12 @@ Each actor (a ``_RootShare`` living on one worker) holds its own ConTree solver 
 discrepancy memo for its share of the root's splits (rank i modulo the number of actors),
 so the memo persists from one iteration to the next as it does on the local cores; the
 parent sends each iteration's budget with the best cost known so far (the bound the shares
-prune with) and keeps the best answer. The complete search is split the same way, by root
-features. Nothing but the data (once, at start), budgets, bounds and trees crosses the
-network. Requires ``dask[distributed]`` (the ``sweep`` extra).
+prune with) and keeps the best answer. The complete search deals the root's features one
+at a time, in the solver's order, to whichever actor is free, each with the best cost known
+when it is dealt (the ticket of the local workers, kept by the parent): an actor whose
+features prove quickly takes more of them. Nothing but the data (once, at start), budgets,
+bounds, feature numbers and trees crosses the network. Requires ``dask[distributed]`` (the
+``sweep`` extra).
 """
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .bounds import _Timeout
+from .bounds import _Incumbent, _Timeout
 from .lds import _Lds
 from .search import _Solver
 from .tree import DPNode, PruningRules
@@ -69,6 +72,24 @@ class _RootShare:
         return (None if best[0] is None else (best[0][0], S.materialise(best[0][1]))), finished
 
 
+    def order(self) -> tuple[list[int], float]:
+        """The root's features in the order the complete search takes them, and the least
+        strict improvement of a cost (``d_strict``)."""
+        return [int(f) for f in self.S.feature_order(self.root)], float(self.S.d_strict)
+
+    def exact_one(self, f: int, ub: float, seconds: Optional[float]) -> tuple:
+        """Alg. 1 at the root over feature ``f`` alone, for a tree of cost <= ``ub``: (the best
+        (cost, tree) or None, finished), within ``seconds`` (None: no limit)."""
+        S = self.S
+        S.deadline = math.inf if seconds is None else time.perf_counter() + seconds
+        inc = _Incumbent(ub, S.d_strict, S.d_tie)
+        try:
+            S.branch(self.root, self.depth, f, inc, 0, 0.0)
+        except _Timeout:
+            return (None if inc.tree is None else (inc.cost, S.materialise(inc.tree))), False
+        return (None if inc.tree is None else (inc.cost, S.materialise(inc.tree))), True
+
+
 class DaskRoot:
     """The parent's side: one actor per worker of the cluster at ``address``; the same
     ``lds`` / ``exact`` / ``close`` interface as the local runs of ``deep.deep_tree``."""
@@ -93,6 +114,7 @@ class DaskRoot:
                                           workers=[names[i]] if names else None, pure=False).result()
                        for i in range(parts)]
         self.deadline, self.best = deadline, best
+        self._order: Optional[tuple[list[int], float]] = None
 
     def _run(self, kind: str, arg: float, offer: Callable) -> bool:
         from odt.compiler import limits
@@ -122,7 +144,35 @@ class DaskRoot:
         return self.exact(ub, offer)
 
     def exact(self, ub: float, offer: Callable) -> bool:
-        return self._run("exact", ub, offer)
+        """The complete search: the root's features dealt one at a time to the free actors,
+        each with ``ub`` tightened by the best cost known when it is dealt."""
+        from odt.compiler import limits
+
+        if self._order is None:
+            self._order = self.actors[0].order().result()  # type: ignore[attr-defined]  # an ActorFuture
+        order, d_strict = self._order
+        queue = list(order)
+        running: dict[Any, Any] = {}  # ActorFuture -> its actor
+        idle = list(self.actors)
+        finished = True
+        while queue or running:
+            while queue and idle:
+                left = None if math.isinf(self.deadline) else max(0.0, self.deadline - time.perf_counter())
+                actor = idle.pop()
+                running[actor.exact_one(queue.pop(0), min(ub, self.best() - d_strict), left)] = actor
+            if limits.halted():  # a signal to this process abandons the features still running
+                return False
+            for f in list(running):
+                try:
+                    found, done = f.result(timeout=0.05)
+                except TimeoutError:
+                    continue
+                idle.append(running.pop(f))
+                offer(found)
+                finished = finished and done
+                if not done:  # out of time: deal no more
+                    queue.clear()
+        return finished
 
     def close(self) -> None:
         self.client.close()
