@@ -43,12 +43,12 @@ class _RootShare:
         self.root = self.S.root_node()
         self.S.root = self.root
         self.bound = _Bound(math.inf)
-        self.lds = _Lds(self.S, self.bound)
+        self.search = _Lds(self.S, self.bound)
         self.depth, self.part, self.parts = depth, part, parts
 
-    def run(self, kind: str, arg: float, bound: float, seconds: Optional[float]) -> tuple:
-        """(best (cost, tree) or None, finished) of this share for ("lds", k) or ("exact", ub),
-        within ``seconds`` (None: no limit)."""
+    def lds(self, k: int, bound: float, seconds: Optional[float]) -> tuple:
+        """(best (cost, tree) or None, finished) of this share's discrepancy search with
+        ``k`` discrepancies, pruned with ``bound``, within ``seconds`` (None: no limit)."""
         S = self.S
         S.deadline = math.inf if seconds is None else time.perf_counter() + seconds
         self.bound.value = bound
@@ -61,16 +61,10 @@ class _RootShare:
 
         finished = True
         try:
-            if kind == "lds":
-                self.lds.search(self.root, self.depth, int(arg), 0, self.part, self.parts, found)
-            else:
-                got = self.lds.exact_share(self.root, self.depth, arg, self.part, self.parts)
-                if got is not None:
-                    found(got)
+            self.search.search(self.root, self.depth, k, 0, self.part, self.parts, found)
         except _Timeout:
             finished = False
         return (None if best[0] is None else (best[0][0], S.materialise(best[0][1]))), finished
-
 
     def order(self) -> tuple[list[int], float]:
         """The root's features in the order the complete search takes them, and the least
@@ -116,28 +110,48 @@ class DaskRoot:
         self.deadline, self.best = deadline, best
         self._order: Optional[tuple[list[int], float]] = None
 
-    def _run(self, kind: str, arg: float, offer: Callable) -> bool:
+    def _left(self) -> Optional[float]:
+        return None if math.isinf(self.deadline) else max(0.0, self.deadline - time.perf_counter())
+
+    def _gather(self, refill: Callable[[Any], Any], offer: Callable) -> bool:
+        """Every actor kept busy with ``refill(actor)`` (an ActorFuture, or None when there is
+        nothing more for it), each answer offered; whether every answer finished. An
+        unfinished answer (out of time) deals no more; a signal to this process abandons the
+        work still running (unfinished)."""
         from odt.compiler import limits
 
-        left = None if math.isinf(self.deadline) else max(0.0, self.deadline - time.perf_counter())
-        futures: list[Any] = [a.run(kind, arg, self.best(), left) for a in self.actors]  # ActorFutures
+        running: dict[Any, Any] = {}  # ActorFuture -> its actor
+        for actor in self.actors:
+            if (job := refill(actor)) is not None:
+                running[job] = actor
         finished = True
-        pending = list(futures)
-        while pending:  # a signal to this process abandons the shares still running (no answer, unfinished)
+        while running:
             if limits.halted():
                 return False
-            for f in list(pending):
+            for job in list(running):
                 try:
-                    found, done = f.result(timeout=0.2)
+                    found, done = job.result(timeout=0.05)
                 except TimeoutError:
                     continue
-                pending.remove(f)
+                actor = running.pop(job)
                 offer(found)
                 finished = finished and done
+                if finished and (job := refill(actor)) is not None:
+                    running[job] = actor
         return finished
 
     def lds(self, k: int, offer: Callable) -> bool:
-        return self._run("lds", k, offer)
+        """Each actor's discrepancy search over its own share of the root's splits, once."""
+        left, bound = self._left(), self.best()
+        given: set[int] = set()
+
+        def once(actor: Any) -> Any:
+            if id(actor) in given:
+                return None
+            given.add(id(actor))
+            return actor.lds(k, bound, left)
+
+        return self._gather(once, offer)
 
     def finish(self, tree: DPNode, cost: float, ub: float, deadline: float, offer: Callable, stats: dict) -> bool:
         """The complete search on the cluster (the subtrees are not re-solved there)."""
@@ -146,33 +160,17 @@ class DaskRoot:
     def exact(self, ub: float, offer: Callable) -> bool:
         """The complete search: the root's features dealt one at a time to the free actors,
         each with ``ub`` tightened by the best cost known when it is dealt."""
-        from odt.compiler import limits
-
         if self._order is None:
             self._order = self.actors[0].order().result()  # type: ignore[attr-defined]  # an ActorFuture
         order, d_strict = self._order
         queue = list(order)
-        running: dict[Any, Any] = {}  # ActorFuture -> its actor
-        idle = list(self.actors)
-        finished = True
-        while queue or running:
-            while queue and idle:
-                left = None if math.isinf(self.deadline) else max(0.0, self.deadline - time.perf_counter())
-                actor = idle.pop()
-                running[actor.exact_one(queue.pop(0), min(ub, self.best() - d_strict), left)] = actor
-            if limits.halted():  # a signal to this process abandons the features still running
-                return False
-            for f in list(running):
-                try:
-                    found, done = f.result(timeout=0.05)
-                except TimeoutError:
-                    continue
-                idle.append(running.pop(f))
-                offer(found)
-                finished = finished and done
-                if not done:  # out of time: deal no more
-                    queue.clear()
-        return finished
+
+        def next_feature(actor: Any) -> Any:
+            if not queue:
+                return None
+            return actor.exact_one(queue.pop(0), min(ub, self.best() - d_strict), self._left())
+
+        return self._gather(next_feature, offer)
 
     def close(self) -> None:
         self.client.close()
