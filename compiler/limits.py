@@ -182,6 +182,10 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         _arm(min_ahead=1.0)
 
 
+#: a native call whose hard deadline is this close (seconds) wakes the watcher at once (``native``)
+_WAKE_AHEAD = 0.05
+
+
 @contextmanager
 def native(stop: Callable[[], None]) -> Iterator[None]:
     """Run a native solver call that ``stop`` (thread-safe, idempotent) ends early; a stop
@@ -194,7 +198,11 @@ def native(stop: Callable[[], None]) -> Iterator[None]:
     _ensure_watcher()
     if pending:
         stop()
-    _wake()
+    if me.hard and me.hard[-1] <= time.perf_counter() + _WAKE_AHEAD:
+        # the watcher sleeps until every future hard deadline of this thread (a scope that
+        # opens one wakes it, ``_arm``), and sees this hook then; only a deadline already
+        # (or about to be) past, which it has stopped waiting for, needs it woken for the hook
+        _wake()
     try:
         yield
     finally:
@@ -361,6 +369,8 @@ def _watch(r: int) -> None:
                 if b in _REASON_OF_SIGNAL.keys():
                     with _S.lock:
                         _S.reason = _S.reason or _REASON_OF_SIGNAL[signal.Signals(b)]
+        with _S.lock:  # the threads now: one may have started a native call since (``native`` wakes no one)
+            threads = list(_S.threads)
         now = time.perf_counter()
         for t in threads:
             if _S.reason is not None or t.hard and now >= t.hard[-1]:
