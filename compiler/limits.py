@@ -179,7 +179,9 @@ def time_limit(seconds: float | None) -> Iterator[None]:
             me.hard.pop()
         # back in the enclosing scope, whose code makes the result of this one: an alarm due
         # within a second would cut that short (cooperative checks and the watcher still hold)
-        _arm(min_ahead=1.0)
+        # (no wake-up: the watcher sleeps until at most the deadline just closed, no later than
+        # the enclosing one, and recomputes from the scopes as they are when it wakes)
+        _arm(min_ahead=1.0, wake=False)
 
 
 #: a native call whose hard deadline is this close (seconds) wakes the watcher at once (``native``)
@@ -305,9 +307,11 @@ def _retry() -> None:
         pass
 
 
-def _arm(min_ahead: float = 0.0) -> None:
-    """Point SIGALRM (main thread only) and the watcher at the innermost hard deadline."""
-    _wake()
+def _arm(min_ahead: float = 0.0, wake: bool = True) -> None:
+    """Point SIGALRM (main thread only) and, with ``wake``, the watcher at the innermost
+    hard deadline."""
+    if wake:
+        _wake()
     if threading.current_thread() is not threading.main_thread():
         return
     me = _mine()
