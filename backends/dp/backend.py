@@ -146,10 +146,10 @@ class DpBackend(Backend):
                 on_progress(Progress(elapsed, incumbent, bound, note))
 
         if problem.confusion is not None and problem.confusion.f1 and not options.extra.get("f1_fronts"):
-            shared: dict = {}  # the steps differ in their rows' weights only: one candidate set-up for all
+            steps_share: dict = {}  # the steps differ in their rows' weights only: one candidate set-up for all
 
             def step(sub: TreeSearch, left: float | None) -> EngineResult:
-                return self._tree_engine(sub, replace(options, time_limit=left, on_progress=None), shared)[1]
+                return self._tree_engine(sub, replace(options, time_limit=left, on_progress=None), steps_share)[1]
 
             return "F1 by Dinkelbach steps", dinkelbach(problem, options.time_limit, step, report)
         task = task_of(problem)
