@@ -24,7 +24,7 @@ from odt.compiler.search import TreeSearch
 
 from .binarize import binarize, distinct_partitions
 from .branch import ingredients
-from ..anytime import EngineResult, Incumbent, deepen, exact, finish
+from ..anytime import EngineResult, Incumbent, deepen, depths, exact, finish
 from ..task import Misclassification, task_of
 from .bounded import BoundedSearch
 from .solve import INF, Search
@@ -91,7 +91,8 @@ def optimal_constrained_tree(problem: TreeSearch, time_limit: float | None = Non
                 out = Incumbent(key, d, (k, i))
         return out
 
-    best, timed_out = deepen(problem, search, deadline, pick, _shown(problem, start, on_progress))
+    best, timed_out = deepen(problem, search, deadline, pick, _shown(problem, start, on_progress),
+                             depths(problem, int(cand.B.shape[1])))
     tree, errors = None, Fraction(0)
     if best is not None:
         k, i = best.payload
@@ -156,7 +157,8 @@ def _bounded(problem: TreeSearch, cand, ingr, start: float, deadline: float | No
             return None
         return Incumbent((exact(float(level.errors) * v) + level.constant,), d, v)  # payload: errors + c * nodes
 
-    best, timed_out = deepen(problem, search, deadline, pick, _shown(problem, start, on_progress))
+    best, timed_out = deepen(problem, search, deadline, pick, _shown(problem, start, on_progress),
+                             depths(problem, int(cand.B.shape[1])))
     tree, errors = None, Fraction(0)
     if best is not None:
         k = min(cap, (1 << best.depth) - 1)
