@@ -53,7 +53,9 @@ def fractions(w: np.ndarray) -> tuple[np.ndarray, list[Fraction]]:
 def integral(w: np.ndarray) -> bool:
     """Every weight a non-negative integer and their sum below ``_EXACT``: float sums of
     them (and of their integer multiples that stay below it) are exact integers."""
-    return bool(np.all(w >= 0)) and bool(np.all(w == np.floor(w))) and float(w.sum()) < _EXACT
+    if not w.size:
+        return True
+    return float(w.min()) >= 0 and float(w.sum()) < _EXACT and bool((w == np.floor(w)).all())
 
 
 def weight_sum(w: np.ndarray) -> Fraction:
