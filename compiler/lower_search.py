@@ -224,8 +224,9 @@ def lower_search(program: CheckedProgram) -> TreeSearch:
         assert c.costs is not None
         weight = sum((coef for q, coef in c.form.terms if q.kind == "cost"), Fraction(0))
         path_costs.append(PathCost(tuple(c.costs.of(d.column) for d in base.dims), -c.form.constant / weight))
-    position = {int(r): i for i, r in enumerate(base.rows)}
-    ids = {rid: i for i, rid in enumerate(data.ids or ())}
+    # the row positions, for ``same_leaf`` pairs only (a dict of every row: ms on thousands)
+    position = {int(r): i for i, r in enumerate(base.rows)} if parts.same_leaf else {}
+    ids = {rid: i for i, rid in enumerate(data.ids or ())} if parts.same_leaf else {}
     pairs = []
     for a, b in parts.same_leaf:
         ra, rb = ids.get(a), ids.get(b)

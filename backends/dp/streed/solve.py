@@ -134,13 +134,13 @@ class Search:
         """(|S|, s): the task's statistics of each row of ``S`` (its weight in its class
         column, for misclassification)."""
         if self._stats is not None:
-            return self._stats[S]
+            return np.take(self._stats, S, axis=0)  # (the same rows as ``_stats[S]``, gathered faster)
         return self.task.statistics(self.y[S], self.w[S])
 
     def class_totals(self, S: np.ndarray) -> np.ndarray:
         """(s,): the task's statistics summed over rows ``S`` (each class's weight)."""
         if self._stats is not None:
-            return self._stats[S].sum(axis=0)
+            return np.take(self._stats, S, axis=0).sum(axis=0)
         return self.task.totals(self.y[S], self.w[S])
 
     def split_costs(self, S: np.ndarray, cand: np.ndarray) -> np.ndarray:
