@@ -144,7 +144,7 @@ def _bounded(problem: TreeSearch, cand, ingr, start: float, deadline: float | No
     pairs = np.array([(s.first, s.second) for s in problem.same_leaf], dtype=np.int64).reshape(-1, 2)
     search = BoundedSearch(cand.B, problem.y, problem.weights, task, ingr, problem.min_leaf,
                            problem.min_node, pairs, True, None, c=float(c),
-                           gap=1.0 / c.denominator if integral else 0.0)
+                           gap=1.0 / c.denominator if integral else 0.0, table=4 if problem.depth <= 2 else None)
     rows = np.arange(problem.X.shape[0], dtype=np.int64)
     state0 = ingr.initial()
     cap = problem.max_nodes if problem.max_nodes is not None else (1 << problem.depth) - 1
