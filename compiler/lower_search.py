@@ -195,7 +195,13 @@ def _feature_columns(data: Dataset, js: list[int]) -> np.ndarray:
     else by one binarisation of those features alone (``Dataset.column``'s, for many)."""
     if "X" in data.__dict__:
         return data.X[:, js].astype(float)
-    return Binarizer(tuple(data.features[j] for j in js)).transform(data.table).astype(float)
+    runs: list[tuple[int, int]] = []  # consecutive features as slices, which keep their threshold blocks
+    for j in js:
+        if runs and runs[-1][1] == j:
+            runs[-1] = (runs[-1][0], j + 1)
+        else:
+            runs.append((j, j + 1))
+    return np.hstack([Binarizer(data.features[a:b]).transform(data.table) for a, b in runs]).astype(float)
 
 
 def lower_search(program: CheckedProgram) -> TreeSearch:
