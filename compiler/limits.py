@@ -85,6 +85,9 @@ class _State:
     #: the handlers ``signals()`` replaced (restored on exit, and in a forked child at once)
     replaced: dict = field(default_factory=dict)
     deferred: bool = False  # a signal's stop waits for code that must not be cut (``_unsafe``)
+    #: the instant the watcher sleeps until (inf: until woken), set with its view of the scopes
+    #: under ``lock``: a new hard deadline before it wakes the watcher, a later one need not
+    watch_until: float = float("inf")
 
 
 _S = _State()
@@ -169,9 +172,10 @@ def time_limit(seconds: float | None) -> Iterator[None]:
     with _S.lock:
         me.deadlines.append(end)
         me.hard.append(hard)
+        early = hard < _S.watch_until  # the watcher, asleep past this deadline, must look again
     try:
         _ensure_watcher()
-        _arm()
+        _arm(wake=early)
         yield
     finally:
         with _S.lock:
@@ -358,11 +362,12 @@ def _ensure_watcher() -> None:
 def _watch(r: int) -> None:
     while True:
         now = time.perf_counter()
-        with _S.lock:
+        with _S.lock:  # the scopes and the instant it sleeps until, as one view (``time_limit`` reads it)
             threads = list(_S.threads)
-        pending = [t.hard[-1] for t in threads if t.hard and t.hooks and not t.delivered]
-        waiting = [h for t in threads if t.hard for h in [t.hard[-1]] if h > now]
-        timeout = min(pending + waiting, default=None)
+            pending = [t.hard[-1] for t in threads if t.hard and t.hooks and not t.delivered]
+            waiting = [h for t in threads if t.hard for h in [t.hard[-1]] if h > now]
+            timeout = min(pending + waiting, default=None)
+            _S.watch_until = float("inf") if timeout is None else timeout
         ready, _, _ = select.select([r], [], [], None if timeout is None else max(0.0, timeout - now))
         if ready:
             try:
