@@ -85,6 +85,9 @@ class _State:
     #: the handlers ``signals()`` replaced (restored on exit, and in a forked child at once)
     replaced: dict = field(default_factory=dict)
     deferred: bool = False  # a signal's stop waits for code that must not be cut (``_unsafe``)
+    #: the instant the watcher sleeps until (inf: until woken), set with its view of the scopes
+    #: under ``lock``: a new hard deadline before it wakes the watcher, a later one need not
+    watch_until: float = float("inf")
 
 
 _S = _State()
@@ -169,9 +172,10 @@ def time_limit(seconds: float | None) -> Iterator[None]:
     with _S.lock:
         me.deadlines.append(end)
         me.hard.append(hard)
+        early = hard < _S.watch_until  # the watcher, asleep past this deadline, must look again
     try:
         _ensure_watcher()
-        _arm()
+        _arm(wake=early)
         yield
     finally:
         with _S.lock:
@@ -179,7 +183,13 @@ def time_limit(seconds: float | None) -> Iterator[None]:
             me.hard.pop()
         # back in the enclosing scope, whose code makes the result of this one: an alarm due
         # within a second would cut that short (cooperative checks and the watcher still hold)
-        _arm(min_ahead=1.0)
+        # (no wake-up: the watcher sleeps until at most the deadline just closed, no later than
+        # the enclosing one, and recomputes from the scopes as they are when it wakes)
+        _arm(min_ahead=1.0, wake=False)
+
+
+#: a native call whose hard deadline is this close (seconds) wakes the watcher at once (``native``)
+_WAKE_AHEAD = 0.05
 
 
 @contextmanager
@@ -194,7 +204,11 @@ def native(stop: Callable[[], None]) -> Iterator[None]:
     _ensure_watcher()
     if pending:
         stop()
-    _wake()
+    if me.hard and me.hard[-1] <= time.perf_counter() + _WAKE_AHEAD:
+        # the watcher sleeps until every future hard deadline of this thread (a scope that
+        # opens one wakes it, ``_arm``), and sees this hook then; only a deadline already
+        # (or about to be) past, which it has stopped waiting for, needs it woken for the hook
+        _wake()
     try:
         yield
     finally:
@@ -297,9 +311,11 @@ def _retry() -> None:
         pass
 
 
-def _arm(min_ahead: float = 0.0) -> None:
-    """Point SIGALRM (main thread only) and the watcher at the innermost hard deadline."""
-    _wake()
+def _arm(min_ahead: float = 0.0, wake: bool = True) -> None:
+    """Point SIGALRM (main thread only) and, with ``wake``, the watcher at the innermost
+    hard deadline."""
+    if wake:
+        _wake()
     if threading.current_thread() is not threading.main_thread():
         return
     me = _mine()
@@ -346,11 +362,12 @@ def _ensure_watcher() -> None:
 def _watch(r: int) -> None:
     while True:
         now = time.perf_counter()
-        with _S.lock:
+        with _S.lock:  # the scopes and the instant it sleeps until, as one view (``time_limit`` reads it)
             threads = list(_S.threads)
-        pending = [t.hard[-1] for t in threads if t.hard and t.hooks and not t.delivered]
-        waiting = [h for t in threads if t.hard for h in [t.hard[-1]] if h > now]
-        timeout = min(pending + waiting, default=None)
+            pending = [t.hard[-1] for t in threads if t.hard and t.hooks and not t.delivered]
+            waiting = [h for t in threads if t.hard for h in [t.hard[-1]] if h > now]
+            timeout = min(pending + waiting, default=None)
+            _S.watch_until = float("inf") if timeout is None else timeout
         ready, _, _ = select.select([r], [], [], None if timeout is None else max(0.0, timeout - now))
         if ready:
             try:
@@ -361,6 +378,8 @@ def _watch(r: int) -> None:
                 if b in _REASON_OF_SIGNAL.keys():
                     with _S.lock:
                         _S.reason = _S.reason or _REASON_OF_SIGNAL[signal.Signals(b)]
+        with _S.lock:  # the threads now: one may have started a native call since (``native`` wakes no one)
+            threads = list(_S.threads)
         now = time.perf_counter()
         for t in threads:
             if _S.reason is not None or t.hard and now >= t.hard[-1]:

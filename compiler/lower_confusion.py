@@ -29,7 +29,7 @@ import numpy as np
 from .checked import LinearForm
 from .confusion import is_cost_level, label_matrix
 from .search import Level, TreeSearch
-from .search_confusion import Confusion, fractions, reweigh
+from .search_confusion import Confusion, class_sums, reweigh
 
 def needs(form: LinearForm) -> bool:
     """The level is a confusion objective (a cost matrix or f1)."""
@@ -50,9 +50,7 @@ def apply(search: TreeSearch, forms: tuple[LinearForm, ...], nodes_level) -> Tre
     M, rest = label_matrix(first, K)
     assert M is not None
     base = nodes_level(rest)
-    inverse, wf = fractions(w)
-    table = np.bincount(np.asarray(y, dtype=np.int64) * len(wf) + inverse, minlength=K * len(wf)).reshape(K, len(wf))
-    N = [sum((wf[i] * k for i, k in enumerate(row) if k), Fraction(0)) for row in table.tolist()]
+    N = class_sums(y, w, K)
     least = [min(row) for row in M]
     shifted = tuple(tuple(v - least[a] for v in M[a]) for a in range(K))
     constant = base.constant + sum((least[a] * N[a] for a in range(K)), Fraction(0))

@@ -29,7 +29,7 @@ from .checked import CheckedProgram, LinearConstraint, LinearForm, QuantityRef, 
 from .constraints import SearchParts, family_of
 from .constraints.samples import Samples, min_rows
 from .constructs import bounds_from_above
-from .data import Dataset, Feature, ThresholdBlock
+from .data import Binarizer, Dataset, Feature, ThresholdBlock
 from .regression import program_loss
 from .search import (GlobalConstraint, GlobalTerm, Level, PathCost, PathExclusion, PathOrder, SameLeaf, SplitDim,
                      TreeSearch)
@@ -149,11 +149,12 @@ def _matrix(program: CheckedProgram, ranges: dict[str, tuple[float, float]], min
     data = program.dataset
     sk = program.skeleton
     assert isinstance(sk, TreeSkeleton)
-    cols: list[np.ndarray] = []
+    cols: list[np.ndarray | None] = []
     dims: list[SplitDim] = []
     done: set[str] = set()
     every_midpoint = set(data.raw_numeric) - set(ranges)
     mask = program.feature_mask
+    picked: list[int] = []  # the features taken as 0/1 dimensions (their columns: None in ``cols`` until made)
     for start, block in data.features.blocks():
         if isinstance(block, ThresholdBlock) and block.column in every_midpoint:  # one raw column, not a feature per cut
             if block.column not in done and mask[start:start + len(block)].any():
@@ -162,10 +163,14 @@ def _matrix(program: CheckedProgram, ranges: dict[str, tuple[float, float]], min
                 dims.append(SplitDim(block.column))
             continue
         for j, f in enumerate(block, start):
-            if mask[j]:
-                _feature_dim(data, j, f, ranges, cols, dims)
+            if mask[j] and _in_range(f, ranges):
+                picked.append(j)
+                cols.append(None)
+                dims.append(SplitDim(f.column, f))
+    made = iter(_feature_columns(data, picked).T if picked else ())  # one binarisation (one per feature: ~20 us each)
+    full = [next(made) if c is None else c for c in cols]
     keep = np.flatnonzero(data.row_weights() > 0)
-    X = np.column_stack(cols)[keep] if cols else np.zeros((keep.shape[0], 0))
+    X = np.column_stack(full)[keep] if full else np.zeros((keep.shape[0], 0))
     y, classes, loss, target = data.y[keep], data.classes, "misclassification", None
     if program.target is not None:  # regression (issue 26): rows index the distinct targets
         loss, target = program_loss(program) or "squared_error", program.target[keep].astype(np.float64)
@@ -176,15 +181,27 @@ def _matrix(program: CheckedProgram, ranges: dict[str, tuple[float, float]], min
                       min_leaf=min_leaf, loss=loss, target=target)
 
 
-def _feature_dim(data: Dataset, j: int, f: Feature, ranges: dict[str, tuple[float, float]],
-                 cols: list[np.ndarray], dims: list[SplitDim]) -> None:
-    """Feature j as a 0/1 dimension, unless a ``threshold`` range excludes its cut."""
+def _in_range(f: Feature, ranges: dict[str, tuple[float, float]]) -> bool:
+    """Whether feature ``f`` is a dimension: no ``threshold`` range excludes its cut."""
     if f.kind == "threshold" and f.column in ranges:
         lo, hi = ranges[f.column]
         if f.threshold is not None and not lo <= f.threshold <= hi:
-            return
-    cols.append(data.column(j).astype(float))
-    dims.append(SplitDim(f.column, f))
+            return False
+    return True
+
+
+def _feature_columns(data: Dataset, js: list[int]) -> np.ndarray:
+    """(rows x len(js)) 0/1 floats: features ``js`` of the data, from its matrix when built,
+    else by one binarisation of those features alone (``Dataset.column``'s, for many)."""
+    if "X" in data.__dict__:
+        return data.X[:, js].astype(float)
+    runs: list[tuple[int, int]] = []  # consecutive features as slices, which keep their threshold blocks
+    for j in js:
+        if runs and runs[-1][1] == j:
+            runs[-1] = (runs[-1][0], j + 1)
+        else:
+            runs.append((j, j + 1))
+    return np.hstack([Binarizer(data.features[a:b]).transform(data.table) for a, b in runs]).astype(float)
 
 
 def lower_search(program: CheckedProgram) -> TreeSearch:
@@ -213,8 +230,9 @@ def lower_search(program: CheckedProgram) -> TreeSearch:
         assert c.costs is not None
         weight = sum((coef for q, coef in c.form.terms if q.kind == "cost"), Fraction(0))
         path_costs.append(PathCost(tuple(c.costs.of(d.column) for d in base.dims), -c.form.constant / weight))
-    position = {int(r): i for i, r in enumerate(base.rows)}
-    ids = {rid: i for i, rid in enumerate(data.ids or ())}
+    # the row positions, for ``same_leaf`` pairs only (a dict of every row: ms on thousands)
+    position = {int(r): i for i, r in enumerate(base.rows)} if parts.same_leaf else {}
+    ids = {rid: i for i, rid in enumerate(data.ids or ())} if parts.same_leaf else {}
     pairs = []
     for a, b in parts.same_leaf:
         ra, rb = ids.get(a), ids.get(b)

@@ -50,8 +50,23 @@ def fractions(w: np.ndarray) -> tuple[np.ndarray, list[Fraction]]:
     return inverse.reshape(-1), [Fraction(float(x)).limit_denominator(10**9) for x in uniq]
 
 
+def integral(w: np.ndarray) -> bool:
+    """Every weight a non-negative integer and their sum below ``_EXACT``: float sums of
+    them (and of their integer multiples that stay below it) are exact integers."""
+    if not w.size:
+        return True
+    return float(w.min()) >= 0 and float(w.sum()) < _EXACT and bool((w == np.floor(w)).all())
+
+
 def weight_sum(w: np.ndarray) -> Fraction:
-    """The exact sum of weights ``w`` (each the fraction it stands for)."""
+    """The exact sum of weights ``w`` (each the fraction it stands for).
+
+    >>> weight_sum(np.array([1.0, 2.0, 2.0])), weight_sum(np.array([0.5, 0.25]))
+    (Fraction(5, 1), Fraction(3, 4))
+    """
+    w = np.asarray(w).reshape(-1)
+    if integral(w):  # the common case: one float sum, exact
+        return Fraction(int(w.sum()))
     inverse, wf = fractions(w)
     if not inverse.size:
         return Fraction(0)
@@ -66,6 +81,10 @@ def reweigh(search: "TreeSearch", amounts: Sequence[Fraction], labels: Sequence[
     the class has rows), scaled to integers when they fit. Returns (classes, weights,
     factor): ``factor`` times their weighted errors is ``sum w * amounts[a] * [wrong]``."""
     K = search.n_classes
+    if integral(w):
+        fast = _reweigh_integral(K, amounts, labels, y, w)
+        if fast is not None:
+            return fast
     inverse, wf = fractions(w)
     present = np.bincount(y.astype(np.int64) * len(wf) + inverse, minlength=K * len(wf)).reshape(K, len(wf)) > 0
     per = {(a, i): wf[i] * amounts[a] for a in range(K) for i in np.flatnonzero(present[a]).tolist()}
@@ -83,6 +102,60 @@ def reweigh(search: "TreeSearch", amounts: Sequence[Fraction], labels: Sequence[
     keys = np.array(sorted(values), dtype=np.int64)
     new_w = np.array([values[int(k)] for k in keys])[np.searchsorted(keys, code)]
     return np.array(labels, dtype=y.dtype)[y], new_w, factor
+
+
+def class_sums(y: np.ndarray, w: np.ndarray, K: int) -> list[Fraction]:
+    """The exact weight of each class 0..K-1 (rows of classes ``y``, weights ``w``).
+
+    >>> class_sums(np.array([0, 1, 1]), np.array([1.0, 2.0, 0.5]), 3)
+    [Fraction(1, 1), Fraction(5, 2), Fraction(0, 1)]
+    """
+    y = np.asarray(y, dtype=np.int64)
+    if integral(w):
+        return [Fraction(int(v)) for v in np.bincount(y, weights=w, minlength=K).tolist()]
+    inverse, wf = fractions(w)
+    table = np.bincount(y * len(wf) + inverse, minlength=K * len(wf)).reshape(K, len(wf))
+    return [sum((wf[i] * k for i, k in enumerate(row) if k), Fraction(0)) for row in table.tolist()]
+
+
+def _reweigh_integral(K: int, amounts: Sequence[Fraction], labels: Sequence[int], y: np.ndarray,
+                      w: np.ndarray) -> tuple[np.ndarray, np.ndarray, Fraction] | None:
+    """``reweigh`` for integral weights ``w``, without a pass over their distinct values:
+    the same scale, the least integer making every ``w_i * amounts[a]`` integral, is
+    ``lcm_a q_a / gcd(q_a, g_a)`` (``amounts[a] = p_a / q_a``, ``g_a`` the gcd of class
+    ``a``'s weights), and each new weight ``(w_i / d_a) * n_a`` with ``amounts[a] * scale
+    = n_a / d_a`` (``d_a`` divides ``g_a``) is computed in integers. None where the
+    scaled weights would not stay exact (``reweigh``'s float weights then)."""
+    yi = np.asarray(y, dtype=np.int64)
+    wi = w.astype(np.int64)
+    scale = 1
+    mults: list[Fraction] = []
+    tops: list[int] = []
+    for a in range(K):
+        sel = wi[yi == a]
+        sel = sel[sel > 0]
+        amount = Fraction(amounts[a]) if a < len(amounts) else Fraction(0)
+        if not sel.size:
+            mults.append(Fraction(0))
+            tops.append(0)
+            continue
+        g = int(np.gcd.reduce(sel))
+        q = amount.denominator
+        need = q // math.gcd(q, g)
+        scale = scale * need // math.gcd(scale, need)
+        mults.append(amount)
+        tops.append(int(sel.max()))
+    top = max((m * t for m, t in zip(mults, tops)), default=Fraction(0))
+    if top * scale * max(len(y), 1) >= _EXACT:
+        return None
+    new_w = np.zeros(len(wi), dtype=np.int64)
+    for a in range(K):
+        if not tops[a]:
+            continue
+        m = mults[a] * scale  # n_a / d_a
+        rows = yi == a
+        new_w[rows] = (wi[rows] // m.denominator) * m.numerator
+    return np.array(labels, dtype=y.dtype)[y], new_w.astype(np.float64), Fraction(1, scale)
 
 
 def with_weights(search: "TreeSearch", amounts: Sequence[Fraction], note: str) -> "TreeSearch":

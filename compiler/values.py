@@ -10,6 +10,7 @@ import numpy as np
 
 from .checked import CheckedProgram, LinearForm, QuantityRef
 from .regression import loss_value
+from .search_confusion import weight_sum
 
 if TYPE_CHECKING:
     from .classifiers import Tree
@@ -64,8 +65,7 @@ def f1_exact(program: CheckedProgram, pred: np.ndarray, positive: int = 1) -> Fr
     w = data.row_weights()
 
     def total(sel: np.ndarray) -> Fraction:
-        vals, counts = np.unique(w[sel], return_counts=True)
-        return sum((Fraction(float(v)).limit_denominator(10**9) * int(k) for v, k in zip(vals, counts)), Fraction(0))
+        return weight_sum(w[sel])
 
     pos, actual = pred == positive, data.y == positive
     tp, fp, fn = total(pos & actual), total(pos & ~actual), total(~pos & actual)

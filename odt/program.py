@@ -181,9 +181,9 @@ class Program:
                 with limits.shielded():
                     result = held.result(self, stop.reason)
         assert result is not None
-        if limits.stop_reason() is not None and result.status != "optimal":
-            result = dataclasses.replace(result, status="interrupted")
-        result = dataclasses.replace(result, history=recorder.history(result.seconds, result.objective, result.bound))
+        status = "interrupted" if limits.stop_reason() is not None and result.status != "optimal" else result.status
+        result = dataclasses.replace(result, status=status,
+                                     history=recorder.history(result.seconds, result.objective, result.bound))
         if result.classifier is not None and not result.verified:
             raise verification_failure(result)
         return result

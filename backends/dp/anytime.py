@@ -9,7 +9,7 @@ level and the status. ``deepen`` is the root loop the STreeD-style engines share
 iterative deepening over the depths 0..D with the cache shared (STreeD, van der Linden et
 al., NeurIPS 2023, Sec. 4.3; MurTree, Demirović et al., JMLR 2022, Sec. 4.7), each depth's
 optimum an incumbent feasible for depth D, a time limit or a stop (``Timeout``) ending it
-with the best so far. ``finish`` turns the incumbent into the result.
+with the best so far; a small search (``depths``) skips the depths between 0 and D. ``finish`` turns the incumbent into the result.
 """
 from __future__ import annotations
 
@@ -51,20 +51,41 @@ class Incumbent(Generic[C]):
     payload: C
 
 
+#: a search of at most this many rows x candidates x 2^depth goes from depth 0 straight to the
+#: full depth: it ends in milliseconds, where the intermediate incumbents only cost time
+SMALL = 1 << 16
+
+
+def depths(problem: TreeSearch, candidates: int) -> range | tuple[int, ...]:
+    """The depths ``deepen`` solves: 0..D, or 0 and D for a small search (``SMALL``).
+
+    >>> import numpy as np
+    >>> from odt.compiler.search import SplitDim, TreeSearch
+    >>> p = TreeSearch(np.zeros((4, 1)), (SplitDim("x"),), np.zeros(4, dtype=int), np.ones(4), np.arange(4), (0, 1),
+    ...                ("x",), 3)
+    >>> depths(p, 1), depths(p, 10**6)
+    ((0, 3), range(0, 4))
+    """
+    if problem.depth >= 2 and problem.X.shape[0] * candidates << problem.depth <= SMALL:
+        return (0, problem.depth)
+    return range(problem.depth + 1)
+
+
 def deepen(problem: TreeSearch, search: Any, deadline: float | None,
            solve: Callable[[int, "Incumbent | None"], "Incumbent | None"],
-           improved: Callable[["Incumbent"], None] | None = None) -> tuple["Incumbent | None", bool]:
-    """Iterative deepening: ``solve(d, best)`` for d = 0..depth, keeping the least key;
-    ``improved(best)`` after each better incumbent below the full depth. Depth 0 (one
-    leaf) runs with no deadline (``search.deadline = None``), so a feasible program always
-    has a first incumbent; the deadline holds from depth 1 on. Returns (the best, whether a
-    ``Timeout`` ended it); ``search.deadline`` is None again on return (decoding re-reads
-    solved entries only)."""
+           improved: Callable[["Incumbent"], None] | None = None,
+           at: range | tuple[int, ...] | None = None) -> tuple["Incumbent | None", bool]:
+    """Iterative deepening: ``solve(d, best)`` for d = 0..depth (or the depths ``at``,
+    increasing, from 0 to the depth), keeping the least key; ``improved(best)`` after each
+    better incumbent below the full depth. Depth 0 (one leaf) runs with no deadline
+    (``search.deadline = None``), so a feasible program always has a first incumbent; the
+    deadline holds from depth 1 on. Returns (the best, whether a ``Timeout`` ended it);
+    ``search.deadline`` is None again on return (decoding re-reads solved entries only)."""
     best: Incumbent | None = None
     timed_out = False
     search.deadline = None
     try:
-        for d in range(problem.depth + 1):
+        for d in at if at is not None else range(problem.depth + 1):
             got = solve(d, best)
             search.deadline = deadline
             if got is not None and (best is None or got.key < best.key):
@@ -104,5 +125,8 @@ def size(tree: tuple) -> int:
 
 
 def exact(x: float) -> Fraction:
-    """A float sum of weights as the fraction it stands for."""
+    """A float sum of weights as the fraction it stands for (an integral float as its
+    integer at once: ``limit_denominator`` keeps it, at 10x the cost)."""
+    if float(x).is_integer():
+        return Fraction(int(x))
     return Fraction(x).limit_denominator(10**9)

@@ -133,10 +133,12 @@ class DpBackend(Backend):
         return decode_tree(res.tree, problem), BackendResult(status, None, res.levels, res.lower_bound,
                                                              clock.elapsed(), log, errors)
 
-    def _tree_engine(self, problem: TreeSearch, options: SolveOptions) -> tuple[str, EngineResult]:
+    def _tree_engine(self, problem: TreeSearch, options: SolveOptions,
+                     shared: dict | None = None) -> tuple[str, EngineResult]:
         """ConTree on raw thresholds for the plain fragment; the STreeD-style searches on
         0/1 columns (the plain fragment included: its bitset kernels) and for every other
-        program; Pareto fronts for global constraints."""
+        program; Pareto fronts for global constraints. ``shared`` keeps the STreeD-style
+        candidates across searches of one matrix that differ in their rows' weights only."""
         on_progress = options.on_progress
 
         def report(elapsed: float, incumbent: Fraction, bound: Fraction, note: str = "") -> None:
@@ -144,8 +146,10 @@ class DpBackend(Backend):
                 on_progress(Progress(elapsed, incumbent, bound, note))
 
         if problem.confusion is not None and problem.confusion.f1 and not options.extra.get("f1_fronts"):
+            steps_share: dict = {}  # the steps differ in their rows' weights only: one candidate set-up for all
+
             def step(sub: TreeSearch, left: float | None) -> EngineResult:
-                return self._tree_engine(sub, replace(options, time_limit=left, on_progress=None))[1]
+                return self._tree_engine(sub, replace(options, time_limit=left, on_progress=None), steps_share)[1]
 
             return "F1 by Dinkelbach steps", dinkelbach(problem, options.time_limit, step, report)
         task = task_of(problem)
@@ -154,6 +158,7 @@ class DpBackend(Backend):
         if problem.plain and task.similarity and any(d.ordered for d in problem.dims):
             return "ConTree", contree_result(problem, options.time_limit, report, options.extra.get("scheduler"))
         from .streed import optimal_constrained_tree, optimal_front_tree
+        from .streed.root import candidates
 
         if task.front:
             try:
@@ -164,7 +169,11 @@ class DpBackend(Backend):
         if problem.loss != "misclassification":  # regression: many small products of the depth-two solver
             with blas.one_thread():
                 return "STreeD-style DP", optimal_constrained_tree(problem, options.time_limit, report)
-        return "STreeD-style DP", optimal_constrained_tree(problem, options.time_limit, report)
+        if shared is None:
+            return "STreeD-style DP", optimal_constrained_tree(problem, options.time_limit, report)
+        if "candidates" not in shared:
+            shared["candidates"] = candidates(problem)
+        return "STreeD-style DP", optimal_constrained_tree(problem, options.time_limit, report, shared["candidates"])
 
     def _solve_bdd(self, problem: BddSearch, options: SolveOptions) -> tuple[Diagram | None, BackendResult]:
         """The subset enumeration of ``bdd/search.py``; every objective level is claimed."""

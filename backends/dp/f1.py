@@ -25,7 +25,7 @@ from typing import Callable
 import numpy as np
 
 from odt.compiler.search import TreeSearch
-from odt.compiler.search_confusion import weight_sum, with_weights
+from odt.compiler.search_confusion import integral, weight_sum, with_weights
 
 from .anytime import EngineResult
 from .confusion import predict
@@ -34,12 +34,16 @@ from .confusion import predict
 _total = weight_sum
 
 
-def _counts(raw: tuple, problem: TreeSearch) -> tuple[Fraction, Fraction, Fraction]:
-    """(tp, fp, fn) of an engine tree on the true rows."""
+def _counts(raw: tuple, problem: TreeSearch, exact_floats: bool = False) -> tuple[Fraction, Fraction, Fraction]:
+    """(tp, fp, fn) of an engine tree on the true rows; ``exact_floats``: the weights are
+    ``integral`` (float sums of them exact), so one weighted count gives all three."""
     assert problem.confusion is not None
     y, w = problem.confusion.y, problem.confusion.weights
     pred = predict(raw, problem.X) == problem.confusion.positive
     actual = y == problem.confusion.positive
+    if exact_floats:
+        cells = np.bincount(2 * pred.astype(np.int64) + actual, weights=w, minlength=4).tolist()
+        return Fraction(int(cells[3])), Fraction(int(cells[2])), Fraction(int(cells[1]))
     return _total(w[pred & actual]), _total(w[pred & ~actual]), _total(w[~pred & actual])
 
 
@@ -57,8 +61,9 @@ def dinkelbach(problem: TreeSearch, time_limit: float | None,
     y, w = problem.confusion.y, problem.confusion.weights
     pos = problem.confusion.positive
     P = _total(w[y == pos])
+    ints = integral(w)
     leaf: tuple = ("leaf", pos)
-    best_tree, best = leaf, _f1(*_counts(leaf, problem))  # every row predicted positive: F1 > 0 when P > 0
+    best_tree, best = leaf, _f1(*_counts(leaf, problem, ints))  # every row predicted positive: F1 > 0 when P > 0
     bound = Fraction(1)
     steps = 0
     status = "optimal"
@@ -77,7 +82,7 @@ def dinkelbach(problem: TreeSearch, time_limit: float | None,
         if res.tree is None:  # stopped before any tree: the last bound stands
             status = "feasible"
             break
-        f1 = _f1(*_counts(res.tree, problem))
+        f1 = _f1(*_counts(res.tree, problem, ints))
         if res.status == "optimal":
             # max_T N - lam D = (2 - 2 lam) P - cost*, and F1(T) <= lam + that / D(T) <= lam + that / P
             gain = (2 - 2 * lam) * P - Fraction(res.levels[0])

@@ -25,6 +25,7 @@ import numpy as np
 
 from odt.compiler.search import TreeSearch
 
+from . import blas
 from .task import Misclassification, Task, task_of
 
 _CRITERIA = ("gini", "entropy")
@@ -46,11 +47,12 @@ def greedy_tree(problem: TreeSearch) -> tuple | None:
     grower = _Grower(problem)
     best: tuple | None = None
     criteria = _CRITERIA if n * problem.X.shape[1] < _ONE_CRITERION else _CRITERIA[:1]
-    for criterion in ("errors",) if regression else criteria:
-        grown = grower.grow(np.arange(n), problem.depth, criterion)
-        pruned = _prune(grown, problem)
-        if pruned is not None and (best is None or pruned[0] < best[0]):
-            best = pruned
+    with blas.one_thread():  # one small product per node: BLAS's threads only contend for the cores
+        for criterion in ("errors",) if regression else criteria:
+            grown = grower.grow(np.arange(n), problem.depth, criterion)
+            pruned = _prune(grown, problem)
+            if pruned is not None and (best is None or pruned[0] < best[0]):
+                best = pruned
     return None if best is None else _strip(best[1])
 
 
@@ -69,6 +71,10 @@ class _Grower:
         self.ordered = np.array([d.ordered for d in problem.dims], dtype=bool)
         self.ranges = [d.cut_range for d in problem.dims]
         self.onehot = self.task.statistics(self.y, self.w)
+        self.binary = np.flatnonzero(~self.ordered)
+        #: the 0/1 dimensions of every row, read whole by each node (a node's rows are a mask on
+        #: its statistics, not a gathered copy of the matrix: copies of it dominated the growth)
+        self.Xbin = self.X if self.binary.size == self.X.shape[1] else np.ascontiguousarray(self.X[:, self.binary])
         self.cache: dict[bytes, list] = {}
 
     def grow(self, rows: np.ndarray, depth: int, criterion: str) -> tuple:
@@ -110,13 +116,15 @@ class _Grower:
         out: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         m = len(rows)
         W = self.onehot[rows]
-        binary = np.flatnonzero(~self.ordered)
+        binary = self.binary
         if binary.size:  # every 0/1 dimension at once: the class weights where it is 0
-            B = self.X[np.ix_(rows, binary)]
-            size = B.sum(axis=0)
+            inside = np.zeros(self.X.shape[0])
+            inside[rows] = 1.0
+            Wm = self.onehot * inside[:, None]  # the node's rows' statistics, zero elsewhere
+            size = inside @ self.Xbin
             ok = (size >= self.min_leaf) & (m - size >= self.min_leaf)
             if ok.any():
-                zeros = W.sum(axis=0)[None, :] - B[:, ok].T @ W
+                zeros = W.sum(axis=0)[None, :] - (self.Xbin.T @ Wm)[ok]
                 out.append((binary[ok], np.full(int(ok.sum()), 0.5), zeros))
         pos = np.arange(1, m)  # rows on the left of the cut after sorted position pos - 1
         sizes_ok = (pos >= self.min_leaf) & (m - pos >= self.min_leaf)

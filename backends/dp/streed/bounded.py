@@ -27,6 +27,7 @@ with integral weights and ``c = p/q`` distinct values differ by at least ``gap =
 """
 from __future__ import annotations
 
+import functools
 import math
 import time
 from typing import Any
@@ -64,12 +65,24 @@ def _above(lb: float, ub: float) -> bool:
     return lb > ub + EPS * (1.0 + abs(ub))
 
 
+@functools.lru_cache(maxsize=8)
+def _zobrist(N: int) -> np.ndarray:
+    """The rows' random 64-bit keys of the depth-two table (Zobrist hashing; a fixed seed,
+    so a function of ``N`` alone, made once per row count: drawing them was ~50 us of every
+    solve). The kernels only read them."""
+    rng = np.random.default_rng(12345)
+    return rng.integers(0, np.iinfo(np.int64).max, size=N, dtype=np.int64).astype(np.uint64)
+
+
 class BoundedSearch(Search):
     """``Search`` with ``best``: the optimum of ``errors + c * nodes`` within a node budget."""
 
-    def __init__(self, *args, c: float = 0.0, gap: float = 0.0, **kwargs) -> None:
+    def __init__(self, *args, c: float = 0.0, gap: float = 0.0, table: int | None = None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.c = float(c)
+        #: the most depth-two values ``_three_cache`` keeps (None: by the candidates and rows;
+        #: a search of depth two solves one depth-two subproblem, so needs room for a few)
+        self.table = table
         #: the least difference between two distinct values when known (integer weights and
         #: c = p/q: 1/q), else 0; a split must beat the incumbent by it to matter
         self.gap = float(gap)
@@ -205,9 +218,9 @@ class BoundedSearch(Search):
             N = self.B.shape[0]
             m = self.B.shape[1]
             # room for 8 m^2 children (when full, children are solved but not kept), at most 64 MiB of rows
-            cap = max(1024, min(8 * m * m, 1 << 17, (1 << 23) // max(1, (N + 63) >> 6)))
-            rng = np.random.default_rng(12345)
-            self._table = (rng.integers(0, np.iinfo(np.int64).max, size=N, dtype=np.int64).astype(np.uint64),
+            cap = max(1024, min(8 * m * m, 1 << 17, (1 << 23) // max(1, (N + 63) >> 6))) if self.table is None \
+                else self.table
+            self._table = (_zobrist(N),
                            np.zeros(1 << (2 * cap - 1).bit_length(), dtype=np.int64),  # a power of two
                            np.zeros(1 << (2 * cap - 1).bit_length(), dtype=np.int64),
                            np.zeros((cap, (N + 63) >> 6), dtype=np.uint64), np.zeros((cap, 4)),

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import time
 from fractions import Fraction
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -24,7 +24,7 @@ from odt.compiler.search import TreeSearch
 
 from .binarize import binarize, distinct_partitions
 from .branch import ingredients
-from ..anytime import EngineResult, Incumbent, deepen, exact, finish
+from ..anytime import EngineResult, Incumbent, deepen, depths, exact, finish
 from ..task import Misclassification, task_of
 from .bounded import BoundedSearch
 from .solve import INF, Search
@@ -36,9 +36,26 @@ BOUNDED = True
 DISTINCT = True
 
 
+def candidates(problem: TreeSearch) -> tuple[Any, Any]:
+    """The candidate splits of ``problem`` (``binarize``; one per partition of the rows,
+    ``distinct_partitions``, where no path constraint tells candidates apart) and their
+    branch ingredients. They read the matrix, its dimensions and the path constraints
+    only, not the rows' classes or weights: searches that differ in those alone (F1's
+    Dinkelbach steps) share them."""
+    cand = binarize(problem.X, problem.dims)
+    ingr = ingredients(problem, cand.dim)
+    if DISTINCT and ingr.trivial:  # no path constraint tells candidates apart: one per partition of the rows
+        cand = distinct_partitions(cand)
+        ingr = ingredients(problem, cand.dim)
+    return cand, ingr
+
+
 def optimal_constrained_tree(problem: TreeSearch, time_limit: float | None = None,
-                             on_progress: Callable[..., None] | None = None) -> EngineResult:
-    """The optimal tree of ``problem`` under every constraint of the search IR.
+                             on_progress: Callable[..., None] | None = None,
+                             prepared: tuple[Any, Any] | None = None) -> EngineResult:
+    """The optimal tree of ``problem`` under every constraint of the search IR;
+    ``prepared``: its ``candidates``, when already made (for a search that differs only in
+    its rows' classes or weights).
 
     >>> import numpy as np
     >>> from odt.compiler.search import SplitDim, TreeSearch
@@ -49,11 +66,7 @@ def optimal_constrained_tree(problem: TreeSearch, time_limit: float | None = Non
     """
     start = time.perf_counter()
     deadline = math.inf if time_limit is None else start + time_limit  # None: a phase no stop may cut
-    cand = binarize(problem.X, problem.dims)
-    ingr = ingredients(problem, cand.dim)
-    if DISTINCT and ingr.trivial:  # no path constraint tells candidates apart: one per partition of the rows
-        cand = distinct_partitions(cand)
-        ingr = ingredients(problem, cand.dim)
+    cand, ingr = prepared if prepared is not None else candidates(problem)
     if BOUNDED and _one_level(problem):
         return _bounded(problem, cand, ingr, start, deadline, on_progress)
     counting = problem.max_nodes is not None or any(lv.nodes != 0 for lv in problem.levels)
@@ -78,7 +91,8 @@ def optimal_constrained_tree(problem: TreeSearch, time_limit: float | None = Non
                 out = Incumbent(key, d, (k, i))
         return out
 
-    best, timed_out = deepen(problem, search, deadline, pick, _shown(problem, start, on_progress))
+    best, timed_out = deepen(problem, search, deadline, pick, _shown(problem, start, on_progress),
+                             depths(problem, int(cand.B.shape[1])))
     tree, errors = None, Fraction(0)
     if best is not None:
         k, i = best.payload
@@ -130,7 +144,7 @@ def _bounded(problem: TreeSearch, cand, ingr, start: float, deadline: float | No
     pairs = np.array([(s.first, s.second) for s in problem.same_leaf], dtype=np.int64).reshape(-1, 2)
     search = BoundedSearch(cand.B, problem.y, problem.weights, task, ingr, problem.min_leaf,
                            problem.min_node, pairs, True, None, c=float(c),
-                           gap=1.0 / c.denominator if integral else 0.0)
+                           gap=1.0 / c.denominator if integral else 0.0, table=4 if problem.depth <= 2 else None)
     rows = np.arange(problem.X.shape[0], dtype=np.int64)
     state0 = ingr.initial()
     cap = problem.max_nodes if problem.max_nodes is not None else (1 << problem.depth) - 1
@@ -143,7 +157,8 @@ def _bounded(problem: TreeSearch, cand, ingr, start: float, deadline: float | No
             return None
         return Incumbent((exact(float(level.errors) * v) + level.constant,), d, v)  # payload: errors + c * nodes
 
-    best, timed_out = deepen(problem, search, deadline, pick, _shown(problem, start, on_progress))
+    best, timed_out = deepen(problem, search, deadline, pick, _shown(problem, start, on_progress),
+                             depths(problem, int(cand.B.shape[1])))
     tree, errors = None, Fraction(0)
     if best is not None:
         k = min(cap, (1 << best.depth) - 1)

@@ -17,6 +17,7 @@ Invariants: rows are sorted positions into ``B``; an infeasible budget is ``inf`
 """
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 
@@ -63,7 +64,6 @@ class Search:
     def __init__(self, B: np.ndarray, y: np.ndarray, w: np.ndarray, task: Task, ingredients: Ingredients,
                  min_leaf: int, min_node: int, pairs: np.ndarray, counting: bool, deadline: float | None) -> None:
         self.B = B
-        self.Bf = B.astype(np.float64)
         self.task = task
         # each row's class and weight; the (rows x classes) weight matrix is made for the
         # rows of a subproblem where a kernel needs it (``class_matrix``): with a class per
@@ -97,7 +97,7 @@ class Search:
         self._sides: list | None = None
         self._buffers: tuple[np.ndarray, np.ndarray] | None = None  # see ``_pair_hint``
         #: the compiled regression kernel's columns: complemented where true on most rows (``_squared_two_compiled``)
-        self.flip = B.sum(axis=0) * 2 > B.shape[0]
+        self.flip = B.sum(axis=0) * 2 > B.shape[0] if self.paired_task else np.zeros(B.shape[1], dtype=bool)
         self.Bq = np.ascontiguousarray(B ^ self.flip, dtype=np.bool_) if self.paired_task else B
         #: every row of weight one (the compiled regression kernel counts rows by their weights)
         self.unit_rows = bool(np.all(self.w == 1.0))
@@ -123,18 +123,24 @@ class Search:
         #: no candidate set depends on the branch: the depth-two solver applies
         self.plain_below = ingredients.trivial and not len(pairs)
 
+    @functools.cached_property
+    def Bf(self) -> np.ndarray:
+        """``B`` as floats, for the numpy depth-one and depth-two products (made on first use:
+        the compiled kernels never read it)."""
+        return self.B.astype(np.float64)
+
     # ------------------------------------------------------------------ class weights
     def class_matrix(self, S: np.ndarray) -> np.ndarray:
         """(|S|, s): the task's statistics of each row of ``S`` (its weight in its class
         column, for misclassification)."""
         if self._stats is not None:
-            return self._stats[S]
+            return np.take(self._stats, S, axis=0)  # (the same rows as ``_stats[S]``, gathered faster)
         return self.task.statistics(self.y[S], self.w[S])
 
     def class_totals(self, S: np.ndarray) -> np.ndarray:
         """(s,): the task's statistics summed over rows ``S`` (each class's weight)."""
         if self._stats is not None:
-            return self._stats[S].sum(axis=0)
+            return np.take(self._stats, S, axis=0).sum(axis=0)
         return self.task.totals(self.y[S], self.w[S])
 
     def split_costs(self, S: np.ndarray, cand: np.ndarray) -> np.ndarray:
