@@ -126,7 +126,8 @@ def numba_cached(group: str) -> bool:
     write): every compiled dispatcher of the group's kernel modules has a real cache."""
     modules = {"streed": ["odt.backends.dp.streed.kernels", "odt.backends.dp.streed.kernels_sq"],
                "contree": ["odt.backends.dp.contree.kernels", "odt.backends.dp.contree.kernels_answer",
-                           "odt.backends.dp.contree.kernels_eval", "odt.backends.dp.contree.kernels_minleaf"]}
+                           "odt.backends.dp.contree.kernels_eval", "odt.backends.dp.contree.kernels_minleaf",
+                           "odt.backends.dp.contree.kernels_root"]}
     for name in modules["streed" if group == "streed" else "contree"]:
         mod = sys.modules.get(name)
         for obj in vars(mod).values() if mod is not None else ():

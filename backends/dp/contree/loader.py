@@ -29,3 +29,10 @@ def _load_wide_kernels() -> ModuleType:
     from . import kernels_wide
 
     return kernels_wide
+
+
+def _load_root_kernels() -> ModuleType:
+    """``kernels_root.py`` (the compiled depth-three nodes)."""
+    from . import kernels_root
+
+    return kernels_root

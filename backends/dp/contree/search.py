@@ -63,8 +63,9 @@ from odt.compiler import limits
 
 from .. import jit
 from .bounds import _Incumbent, _Res, _Timeout
+from .depth_three import DepthThree
 from .depth_two import DepthTwo
-from .loader import _load_answer_kernels, _load_kernels, _load_wide_kernels
+from .loader import _load_answer_kernels, _load_kernels, _load_root_kernels, _load_wide_kernels
 from .minleaf import MinLeaf
 from .node import _Node
 from .tree import DPLeaf, DPNode, DPResult, DPSplit, PruningRules, _refine, errors, predict, tree_depth
@@ -89,7 +90,7 @@ __all__ = [
 ]
 
 
-class _Solver(DepthTwo, MinLeaf):
+class _Solver(DepthThree, DepthTwo, MinLeaf):
     """State of one :func:`optimal_tree` call (data, cache, bounds, statistics)."""
 
     def __init__(
@@ -175,6 +176,11 @@ class _Solver(DepthTwo, MinLeaf):
         # instead of the batched rounds of :meth:`solve_d2` (which then use compiled Alg. 2).
         self.d2_sequential = True
         self.quick_d2 = self.compiled and max_gap == 0  # depth two below the root: DepthTwo.solve_d2_quick
+        # Depth-three nodes of the plain program whose depth-two searches fit one compiled
+        # call: Alg. 1 with their children's searches in one kernel (DepthThree.solve_d3).
+        self.d3_compiled = self.quick_d2 and self.monotone and not self.wide and self.K < 8
+        self.kern_root = _load_root_kernels() if self.d3_compiled else None
+        self.root_kstate: Optional[tuple] = None  # the compiled root's search state (root_lower_bound)
         # Lazy depth-two subtrees of the answer built by the numpy-side node code
         # (``d2_prepare`` + ``d2_errors``) instead of the one-pass ``kernels.d2_subtree``;
         # the same trees, kept for cross-checks.
@@ -395,6 +401,9 @@ class _Solver(DepthTwo, MinLeaf):
         if d == 1:
             c, t = self.depth_one(node)
             return _Res(c, t, c)
+        if d == 3 and self.d3_compiled and self.bfs and self.larger_first and self.eta_add and \
+                self.second_after_fail and not self.gini_order and lb1 == 0.0 and self.d3_fits(node):
+            return self.solve_d3(node, bound, cost_leaf, label, level)
         inc = _Incumbent(bound, self.d_strict, self.d_tie)
         if cost_leaf <= bound:
             inc.set(cost_leaf, DPLeaf(label), -1, -1)
@@ -620,6 +629,8 @@ class _Solver(DepthTwo, MinLeaf):
     def root_lower_bound(self) -> float:
         """Proven lower bound at the root when the search is interrupted."""
         lb = self.root_cost
+        if self.root_kstate is not None:  # interrupted inside the compiled root (solve_d3)
+            return self.d3_lower_bound(lb)
         if self.root_feature < 0:
             return 0.0
         if self.root_feature < self.p - 1:

@@ -1,0 +1,146 @@
+"""Nodes with three levels left, compiled (``kernels_root.d3_search``): Alg. 1 of Brita et
+al. (AAAI 2025) over every feature of the node in one numba call per work budget, each
+evaluated split's two depth-two children solved inside it by ``kernels.d2_quick``.
+
+Input: a node of a plain program (no minimum leaf size, no gap, the kernels compiled, few
+classes) small enough that no depth-two search below it can outgrow the compiled call's
+budget (:meth:`DepthThree.d3_fits`). Output: the node's ``_Res`` as ``_Solver._solve``
+gives it (same optimum; the children's ``_LazyD2`` subtrees), the root's anytime state
+(``report_root``, ``root_lower_bound`` through ``root_kstate``). A mixin of
+:class:`search._Solver`, whose state it reads.
+
+It removes the Python around each evaluated split at ``d == 3`` (the interval loop, the
+children's ``_Node`` objects, the ``solve`` / ``_solve`` / ``solve_d2_quick`` calls and
+the dispatch of two kernels per child): on iris depth 3 that was half of the fit.
+"""
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any, Optional
+
+import numpy as np
+
+from .bounds import _Incumbent, _Res
+from .node import _Node
+from .tree import DPLeaf, DPNode, DPSplit, _LazyD2
+
+#: the depth-two searches below a node must fit in this many row-feature steps
+D3_WORK = 1 << 25
+
+
+class DepthThree:
+    """Compiled depth-three nodes of :class:`search._Solver`."""
+
+    if TYPE_CHECKING:  # the state and methods of search._Solver that these methods use
+        p: int
+        K: int
+        y: np.ndarray
+        w: np.ndarray
+        wd: np.ndarray
+        sgn: Optional[np.ndarray]
+        tol: float
+        d_strict: float
+        d_tie: float
+        integral: bool
+        canonical_ties: bool
+        kern: Any
+        kern_root: Any
+        rules_arr: np.ndarray
+        scratch_pos: np.ndarray
+        scratch_mask: np.ndarray
+        stats: dict
+        root_feature: int
+        root_kstate: Optional[tuple]
+        d2_budget: int
+
+        @staticmethod
+        def threshold(node: _Node, f: int, z: int) -> float: ...
+        def check_time(self) -> None: ...
+        def lb_after_fail(self, bound: float) -> float: ...
+        def report_root(self, inc: _Incumbent) -> None: ...
+
+    def d3_fits(self, node: _Node) -> bool:
+        """Every depth-two search below ``node`` ends within :data:`D3_WORK` steps: at most
+        one evaluation per candidate of the node, each of ``2 p m + candidates K`` steps
+        (``kernels.d2_run``'s count), with ``p (m - 1)`` bounding the candidates."""
+        m = node.m
+        nc = self.p * max(m - 1, 0)
+        return nc * (2 * self.p * m + nc * max(self.K, 2)) <= D3_WORK
+
+    def solve_d3(self, node: _Node, bound: float, cost_leaf: float, label: int, level: int) -> _Res:
+        """``_Solver._solve(node, 3, bound, level)`` on the compiled search (see the module)."""
+        if cost_leaf <= 0.0 or node.m < 2:
+            return _Res(cost_leaf, DPLeaf(label), cost_leaf)
+        inc = _Incumbent(bound, self.d_strict, self.d_tie)
+        if cost_leaf <= bound:
+            inc.set(cost_leaf, DPLeaf(label), -1, -1)
+        inc_arr = np.array([inc.cost, -1.0, -1.0, 1.0 if inc.active else 0.0, bound, self.d_strict, self.d_tie])
+        m = node.m
+        st = np.array([0, 0, 0, 0, 0, -1], dtype=np.int64)
+        queue = np.empty((m + 1, 4), dtype=np.int64)
+        cuts = np.empty(m, dtype=np.int64)
+        wc, tcL, tcR, thL, thR = (np.empty(m) for _ in range(5))
+        best = np.zeros(11, dtype=np.int64)
+        counts = np.zeros(6, dtype=np.int64)
+        sgn = self.sgn if self.sgn is not None else self.wd
+        kern = self.kern_root
+        seen = 0
+        if level == 0:
+            self.root_kstate = (st, queue, thL, thR)
+        try:
+            while True:
+                self.check_time()
+                done = kern.d3_search(node.rows, node.order, node.vals, self.y, self.w, self.wd, sgn, self.K,
+                                      self.scratch_pos, self.scratch_mask, inc_arr, self.integral,
+                                      self.canonical_ties, self.tol, self.rules_arr, st, queue, cuts, wc, tcL, tcR,
+                                      thL, thR, best, counts, self.d2_budget)
+                if level == 0:
+                    self.root_feature = int(min(st[0], self.p - 1))
+                if counts[5] != seen:  # a better split: its tree, as an anytime answer
+                    seen = int(counts[5])
+                    inc.set(float(inc_arr[0]), self.d3_tree(node, best), int(best[0]), int(best[2]))
+                    if level == 0:
+                        self.report_root(inc)
+                if done:
+                    break
+        finally:
+            stats = self.stats
+            stats["splits_evaluated"] += int(counts[0] + counts[3])
+            stats["intervals_pruned_sp"] += int(counts[1] + counts[4])
+            stats["ct_calls"] += int(counts[2])
+            stats["d2_calls"] += int(counts[3])
+        if level == 0:
+            self.root_kstate = None  # searched to the end: nothing left for root_lower_bound
+        if inc.tree is not None:
+            return _Res(inc.cost, inc.tree, max(0.0, inc.cost))
+        return _Res(math.inf, None, self.lb_after_fail(bound))
+
+    def d3_tree(self, node: _Node, best: np.ndarray) -> DPNode:
+        """The incumbent split of ``d3_search`` with its children's subtrees (leaves or lazy
+        depth-two trees, as ``solve_d2_quick`` leaves them)."""
+        f, z = int(best[0]), int(best[1])
+        rl, ol, vl, rr, orr, vr = self.kern.split_node(node.rows, node.order, node.vals, self.scratch_mask, f, z)
+        sides: list[DPNode] = []
+        for o, child in ((3, _Node(rl, ol, vl)), (7, _Node(rr, orr, vr))):
+            if best[o] == 0:
+                sides.append(DPLeaf(int(best[o + 1])))
+            else:
+                f2, z2 = int(best[o + 2]), int(best[o + 3])
+                sides.append(_LazyD2(-1, child.rows, f2, z2, self.threshold(child, f2, z2)))
+        return DPSplit(f, self.threshold(node, f, z), sides[0], sides[1])
+
+    def d3_lower_bound(self, cost: float) -> float:
+        """``root_lower_bound`` of an interrupted compiled root: the smallest Eq. (12) bound
+        of the intervals of the last feature still queued (earlier features are done)."""
+        assert self.root_kstate is not None
+        st, queue, thL, thR = self.root_kstate
+        if st[0] < self.p - 1 or st[5] < 0:
+            return 0.0  # a feature not searched yet (trivial bound)
+        lb = cost
+        if st[0] == self.p - 1:
+            cap = queue.shape[0]
+            for k in range(int(st[2])):
+                i, j, u, v = queue[(int(st[1]) + k) % cap]
+                lb = min(lb, (thL[u] if u >= 0 else 0.0) + (thR[v] if v >= 0 else 0.0))
+        return max(0.0, lb)
+

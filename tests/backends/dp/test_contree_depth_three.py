@@ -1,0 +1,113 @@
+"""The compiled depth-three nodes (``depth_three.DepthThree.solve_d3``, kernel
+``kernels_root.d3_search``: ConTree's Alg. 1 with NB / IS / SP at a node with three levels
+left, its depth-two children solved inside the kernel) give what the Python interval loop
+(``_Solver.branch``) gives: the same optimum, the same canonical tree, and the optimum of
+the search with every pruning rule off -- so an unsound rule in the kernel fails here. An
+interrupted compiled root still answers a tree and a lower bound no larger than the
+optimum."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from odt.backends.dp.contree import kernels
+from odt.backends.dp.contree.bounds import _Timeout
+from odt.backends.dp.contree.depth_three import DepthThree
+from odt.backends.dp.contree.search import PruningRules, _Solver, errors, optimal_tree
+
+pytestmark = pytest.mark.skipif(not kernels.AVAILABLE, reason="numba not installed")
+
+NO_PRUNING = PruningRules(neighbourhood=False, interval_shrinking=False, sub_interval=False)
+
+
+def _data(rng: np.random.Generator, weights: str):
+    """A small continuous dataset with repeated values, duplicate rows and ties."""
+    n = int(rng.integers(4, 70))
+    p = int(rng.integers(1, 5))
+    K = int(rng.integers(2, 4))
+    X = rng.integers(0, int(rng.integers(2, 12)), size=(n, p)).astype(float)
+    if rng.random() < 0.5:
+        X = X + rng.normal(0, 0.3, size=(n, p)).round(1)
+    if n > 8 and rng.random() < 0.5:  # duplicate rows, some with another class
+        k = int(rng.integers(1, n // 3))
+        X[-k:] = X[:k]
+    y = rng.integers(0, K, size=n)
+    if rng.random() < 0.6:  # a learnable target, so that pure sides and small costs occur
+        y = np.where(X[:, 0] > np.median(X[:, 0]), y % 2, (y + 1) % K)
+    w = None
+    if weights == "integral":
+        w = rng.integers(1, 4, size=n).astype(float)
+    elif weights == "fractional":
+        w = rng.uniform(0.1, 2.0, size=n).round(3)
+    return X, y, w, K
+
+
+def _solve(monkeypatch, compiled: bool, X, y, w, K, depth, **kw):
+    calls = []
+    original = DepthThree.solve_d3
+
+    def spy(self, *args):
+        calls.append(args[-1])
+        return original(self, *args)
+
+    monkeypatch.setattr(DepthThree, "solve_d3", spy)
+    if not compiled:
+        monkeypatch.setattr(DepthThree, "d3_fits", lambda self, node: False)
+    res = optimal_tree(X, y, depth, weights=w, n_classes=K, **kw)
+    monkeypatch.undo()
+    return res, calls
+
+
+@pytest.mark.parametrize("weights", ["unit", "integral", "fractional"])
+@pytest.mark.parametrize("seed", range(4))
+def test_compiled_depth_three_equals_the_python_loop_and_the_search_without_pruning(seed, weights, monkeypatch):
+    rng = np.random.default_rng(1000 * seed + len(weights))
+    used = 0
+    for _ in range(12):
+        X, y, w, K = _data(rng, weights)
+        for depth in (3, 4):
+            new, calls = _solve(monkeypatch, True, X, y, w, K, depth)
+            used += len(calls)
+            old, none = _solve(monkeypatch, False, X, y, w, K, depth)
+            assert not none
+            full, _ = _solve(monkeypatch, False, X, y, w, K, depth, pruning=NO_PRUNING)
+            assert new.status == old.status == full.status == "optimal"
+            assert new.cost == pytest.approx(old.cost, abs=1e-9)
+            assert new.cost == pytest.approx(full.cost, abs=1e-9)
+            assert new.cost == pytest.approx(errors(new.tree, X, y, np.ones(len(y)) if w is None else w), abs=1e-9)
+            if weights != "fractional":  # fractional ties hold up to the tolerance: the root keeps
+                # the first of two equal trees whose float sums differ in the last bit when it is
+                # reported between them (the Python loop reports every improvement)
+                canon_new, _ = _solve(monkeypatch, True, X, y, w, K, depth, canonical_ties=True)
+                canon_old, _ = _solve(monkeypatch, False, X, y, w, K, depth, canonical_ties=True)
+                assert canon_new.tree == canon_old.tree
+    assert used > 0  # the compiled nodes were reached (most sets are not pure at the root)
+
+
+@pytest.mark.parametrize("stop_after", [1, 2, 4, 8])
+def test_an_interrupted_compiled_root_answers_a_tree_and_a_valid_lower_bound(stop_after, monkeypatch):
+    rng = np.random.default_rng(stop_after)
+    X = rng.normal(size=(60, 3)).round(1)
+    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int) ^ (rng.random(60) < 0.2)
+    best = optimal_tree(X, y, 3)
+    seen = []
+
+    def clock(self):  # the time limit, reached after ``stop_after`` checks
+        seen.append(1)
+        if len(seen) > stop_after:
+            raise _Timeout
+
+    init = _Solver.__init__
+
+    def small_budget(self, *args, **kw):  # a time check after every root split
+        init(self, *args, **kw)
+        self.d2_budget = 1
+
+    monkeypatch.setattr(_Solver, "check_time", clock)
+    monkeypatch.setattr(_Solver, "__init__", small_budget)
+    progress = []
+    res = optimal_tree(X, y, 3, on_progress=lambda t, c, lb: progress.append((c, lb)))
+    assert res.status == "feasible"
+    assert res.lower_bound <= best.cost + 1e-9 <= res.cost + 1e-9
+    assert res.cost == errors(res.tree, X, y, np.ones(60))
+    assert all(lb <= best.cost + 1e-9 for _, lb in progress)
