@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import numpy as np
 
 from .bounds import _Incumbent, _Res
+from .loader import _load_root_kernels
 from .node import _Node
 from .tree import DPLeaf, DPNode, DPSplit, _LazyD2
 
@@ -52,12 +53,34 @@ class DepthThree:
         root_feature: int
         root_kstate: Optional[tuple]
         d2_budget: int
+        quick_d2: bool
+        monotone: bool
+        wide: bool
+        bfs: bool
+        larger_first: bool
+        eta_add: bool
+        second_after_fail: bool
+        gini_order: bool
+        d3_compiled: bool
 
         @staticmethod
         def threshold(node: _Node, f: int, z: int) -> float: ...
         def check_time(self) -> None: ...
         def lb_after_fail(self, bound: float) -> float: ...
         def report_root(self, inc: _Incumbent) -> None: ...
+
+    def init_d3(self) -> None:
+        """Depth-three nodes of the plain program (compiled, no gap, no minimum leaf size, a
+        few classes) run :meth:`solve_d3` when their depth-two searches fit one compiled call."""
+        self.d3_compiled = self.quick_d2 and self.monotone and not self.wide and self.K < 8
+        self.kern_root = _load_root_kernels() if self.d3_compiled else None
+        self.root_kstate = None  # the compiled root's search state (root_lower_bound)
+
+    def takes_d3(self, node: _Node) -> bool:
+        """:meth:`solve_d3` applies at ``node`` (three levels left): compiled, and ConTree's
+        default order of Alg. 1 (the kernel's), and small enough (:meth:`d3_fits`)."""
+        return self.d3_compiled and self.bfs and self.larger_first and self.eta_add and self.second_after_fail \
+            and not self.gini_order and self.d3_fits(node)
 
     def d3_fits(self, node: _Node) -> bool:
         """Every depth-two search below ``node`` ends within :data:`D3_WORK` steps: at most

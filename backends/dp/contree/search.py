@@ -26,27 +26,23 @@ Eq. 13), vectorised here over every second-level feature and threshold at once w
 cumulative class-weight sums over the pre-sorted data.  Sub-problems are cached on
 (set of rows, remaining depth), like the paper (and MurTree) do.
 
-When numba is importable (``backends/dp/contree/kernels.py``, ``kernels.ACTIVE``), the whole
-depth-two search -- Alg. 1 over all root features with the Alg. 2 evaluations, in chunks
-with time checks between -- and the depth-two tree construction run compiled; otherwise
-the pure-numpy code below is used.  Both give the same optimum and, for integral weights,
-the same tie-broken tree (with fractional weights, ties hold up to the solver tolerance).
+With numba (``kernels.py``, ``kernels.ACTIVE``) the depth-two searches (Alg. 1 with the Alg. 2
+evaluations, in chunks with time checks between), the plain program's depth-three nodes
+and the depth-two trees run compiled, else the numpy code below: the same optimum and, for
+integral weights, the same tie-broken tree (fractional weights: up to the tolerance).
 
-Modules: ``tree`` (result types, evaluation, threshold refinement), ``node`` (a row
-subset with every feature's order), ``bounds`` (incumbent, tie-aware bounds, sub-problem
-results), ``depth_two`` (depth-one/two sub-problems, Alg. 2), ``kernels`` (numba),
-``loader`` (imports the kernels on first use), ``minleaf`` (a minimum leaf size's
-bounds), and this one: the recursion with its
-cache (Eq. 4), Alg. 1 at nodes with three or more levels left, the greedy initial bound,
-the anytime root bound and :func:`optimal_tree`.
+Modules: ``tree`` (results, evaluation, threshold refinement), ``node`` (a row subset with
+every feature's order), ``bounds`` (incumbent, tie-aware bounds), ``depth_two`` / ``depth_three``
+(sub-problems with two / three levels left), ``kernels*`` (numba), ``loader``, ``minleaf``
+(a minimum leaf size's bounds), and this one: the recursion with its cache (Eq. 4), Alg. 1
+at nodes with three or more levels left, the greedy bound, the anytime root bound and
+:func:`optimal_tree`.
 
-Beyond the paper: row weights (weighted misclassifications; the similarity bound uses the
-weight of moved rows instead of their number), a minimum number of (unweighted) rows per
-leaf, an initial upper bound from a greedy tree, a time limit with anytime result, and an
-optional canonical tie rule (``canonical_ties``): a leaf beats a split of equal cost, then
-the lowest feature index, then the lowest threshold (at every node). By default a leaf
-beats a split of equal cost and otherwise the first optimum proven is kept. Leaf labels
-take the lowest class index on ties.
+Beyond the paper: row weights (the similarity bound counts the weight of moved rows), a
+minimum number of rows per leaf, a greedy initial bound, a time limit with an anytime
+result, and a canonical tie rule (``canonical_ties``: a leaf, then the lowest feature, then
+the lowest threshold wins a tie at every node); by default a leaf beats a split of equal
+cost and otherwise the first optimum proven is kept. Leaf labels: the lowest class on ties.
 """
 
 from __future__ import annotations
@@ -65,7 +61,7 @@ from .. import jit
 from .bounds import _Incumbent, _Res, _Timeout
 from .depth_three import DepthThree
 from .depth_two import DepthTwo
-from .loader import _load_answer_kernels, _load_kernels, _load_root_kernels, _load_wide_kernels
+from .loader import _load_answer_kernels, _load_kernels, _load_wide_kernels
 from .minleaf import MinLeaf
 from .node import _Node
 from .tree import DPLeaf, DPNode, DPResult, DPSplit, PruningRules, _refine, errors, predict, tree_depth
@@ -77,17 +73,8 @@ def __getattr__(name: str) -> Any:  # ``search._kernels`` from outside loads the
     raise AttributeError(name)
 
 
-__all__ = [
-    "DPLeaf",
-    "DPSplit",
-    "DPNode",
-    "PruningRules",
-    "DPResult",
-    "optimal_tree",
-    "predict",
-    "errors",
-    "tree_depth",
-]
+__all__ = ["DPLeaf", "DPSplit", "DPNode", "PruningRules", "DPResult", "optimal_tree", "predict", "errors",
+           "tree_depth"]
 
 
 class _Solver(DepthThree, DepthTwo, MinLeaf):
@@ -176,11 +163,7 @@ class _Solver(DepthThree, DepthTwo, MinLeaf):
         # instead of the batched rounds of :meth:`solve_d2` (which then use compiled Alg. 2).
         self.d2_sequential = True
         self.quick_d2 = self.compiled and max_gap == 0  # depth two below the root: DepthTwo.solve_d2_quick
-        # Depth-three nodes of the plain program whose depth-two searches fit one compiled
-        # call: Alg. 1 with their children's searches in one kernel (DepthThree.solve_d3).
-        self.d3_compiled = self.quick_d2 and self.monotone and not self.wide and self.K < 8
-        self.kern_root = _load_root_kernels() if self.d3_compiled else None
-        self.root_kstate: Optional[tuple] = None  # the compiled root's search state (root_lower_bound)
+        self.init_d3()  # depth-three nodes compiled (DepthThree.solve_d3)
         # Lazy depth-two subtrees of the answer built by the numpy-side node code
         # (``d2_prepare`` + ``d2_errors``) instead of the one-pass ``kernels.d2_subtree``;
         # the same trees, kept for cross-checks.
@@ -401,8 +384,7 @@ class _Solver(DepthThree, DepthTwo, MinLeaf):
         if d == 1:
             c, t = self.depth_one(node)
             return _Res(c, t, c)
-        if d == 3 and self.d3_compiled and self.bfs and self.larger_first and self.eta_add and \
-                self.second_after_fail and not self.gini_order and lb1 == 0.0 and self.d3_fits(node):
+        if d == 3 and lb1 == 0.0 and self.takes_d3(node):
             return self.solve_d3(node, bound, cost_leaf, label, level)
         inc = _Incumbent(bound, self.d_strict, self.d_tie)
         if cost_leaf <= bound:
