@@ -16,10 +16,11 @@ categorical, ``NA`` cells; rows whose target is ``NA`` are dropped, as hitters' 
     without missing cells: odt's training squared error (proved optimal, or the best
     within the limit) is never higher; odt's time to the proof is printed.
 
-Times are in-process wall-clock of one solve (odt: ``Program.solve`` after compiling, a
-warm-up solve having paid the one-time imports; pystreed: ``fit``). Without ../shared the script says so and exits 0.
+Times are in-process wall-clock of one solve, or the median of ``--repeats`` (odt:
+``Program.solve`` of a freshly compiled program, warm-up solves on both data shapes having
+paid the one-time imports and kernel loads; pystreed: ``fit`` of a new estimator). Without ../shared the script says so and exits 0.
 
-    python bench/regression.py [--datasets a,b|all] [--depths 2,3] [--bins 4] [--limit 120] [--write]
+    python bench/regression.py [--datasets a,b|all] [--depths 2,3] [--bins 4] [--limit 120] [--repeats 1] [--write]
 """
 from __future__ import annotations
 
@@ -75,21 +76,26 @@ def binary_columns(X, bins: int) -> dict[str, np.ndarray]:
     return {k: keep[k] for k in unique.values()}
 
 
-def _odt(columns: dict[str, np.ndarray], y: np.ndarray, model: str, limit: float):
+def _odt(columns: dict[str, np.ndarray], y: np.ndarray, model: str, limit: float, repeats: int = 1):
+    """(result, median seconds of ``repeats`` solves, each of a freshly compiled program)."""
     import odt
 
     data = {f"c{j}": c for j, c in enumerate(columns.values())} | {"y": y}
-    prog = odt.compile("data { target y }\n" + model, data=data)
-    t = time.perf_counter()
-    r = prog.solve(backend="dp", time_limit=limit)
-    return r, time.perf_counter() - t
+    times = []
+    for _ in range(repeats):
+        prog = odt.compile("data { target y }\n" + model, data=data)
+        t = time.perf_counter()
+        r = prog.solve(backend="dp", time_limit=limit)
+        times.append(time.perf_counter() - t)
+    return r, float(np.median(times))
 
 
 def sse(pred: np.ndarray, y: np.ndarray) -> float:
     return float(((pred - y) ** 2).sum())
 
 
-def compare_pystreed(name: str, X, y: np.ndarray, depths: list[int], bins: int, limit: float) -> list[dict]:
+def compare_pystreed(name: str, X, y: np.ndarray, depths: list[int], bins: int, limit: float,
+                     repeats: int = 1) -> list[dict]:
     from pystreed import STreeDRegressor
 
     cols = binary_columns(X, bins)
@@ -102,11 +108,14 @@ def compare_pystreed(name: str, X, y: np.ndarray, depths: list[int], bins: int, 
             model = f"model tree(depth <= {depth})\nminimize squared_error"
             if cc:
                 model += f" + {cc * sst!r} * nodes"
-            r, t_odt = _odt(cols, y, model + "\n", limit)
-            ps = STreeDRegressor(optimization_task=task, max_depth=depth, cost_complexity=cc, time_limit=limit)
-            t = time.perf_counter()
-            ps.fit(B, y)
-            t_ps = time.perf_counter() - t
+            r, t_odt = _odt(cols, y, model + "\n", limit, repeats)
+            times = []
+            for _ in range(repeats):
+                ps = STreeDRegressor(optimization_task=task, max_depth=depth, cost_complexity=cc, time_limit=limit)
+                t = time.perf_counter()
+                ps.fit(B, y)
+                times.append(time.perf_counter() - t)
+            t_ps = float(np.median(times))
             p_pred = ps.predict(B)
             p_nodes = _nodes(ps)
             p_value = sse(p_pred, y) + cc * sst * p_nodes
@@ -161,10 +170,13 @@ def warm_up() -> None:
     import odt
 
     rng = np.random.default_rng(0)
-    data = {"b": rng.integers(0, 2, 50), "x": rng.normal(size=50), "y": rng.normal(size=50)}
-    odt.compile("data { target y }\nmodel tree(depth <= 3)\nminimize squared_error + 0.1 * nodes\n",
-                data=data).solve(backend="dp")
-    odt.compile("data { target y }\nmodel tree(depth <= 2)\nminimize squared_error\n", data=data).solve(backend="dp")
+    mixed = {"b": rng.integers(0, 2, 50), "x": rng.normal(size=50), "y": rng.normal(size=50)}
+    binary = {f"b{j}": rng.integers(0, 2, 60) for j in range(6)} | {"y": rng.normal(size=60).round(2)}
+    for data in (mixed, binary):  # raw thresholds, then 0/1 columns only (the kernels part (a) calls)
+        for model in ("model tree(depth <= 3)\nminimize squared_error + 0.1 * nodes\n",
+                      "model tree(depth <= 3)\nminimize squared_error\n",
+                      "model tree(depth <= 2)\nminimize squared_error\n"):
+            odt.compile("data { target y }\n" + model, data=data).solve(backend="dp")
 
 
 def _show(row: dict) -> None:
@@ -185,7 +197,8 @@ def geomean(xs: list[float]) -> float:
 def markdown(a: list[dict], b: list[dict], args) -> str:
     lines = [f"## Regression trees against pystreed and CART (issue 26, bench/regression.py --depths "
              f"{args.depths} --bins {args.bins} --limit {args.limit:g}, {time.strftime('%Y-%m-%d')})", "",
-             "(a) the same 0/1 columns (quantile thresholds, one-hot categories); times in-process, one solve each.",
+             "(a) the same 0/1 columns (quantile thresholds, one-hot categories); times in-process, the median of "
+             f"{args.repeats} solve(s) each (odt: each of a freshly compiled program).",
              "", "| set | rows | 0/1 cols | depth | task | odt s | status | pystreed s | odt/pystreed | optima |",
              "|---|---:|---:|---:|---|---:|---|---:|---:|---|"]
     for r in a:
@@ -213,6 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--depths", default="2,3")
     ap.add_argument("--bins", type=int, default=4)
     ap.add_argument("--limit", type=float, default=120.0)
+    ap.add_argument("--repeats", type=int, default=1, help="part (a): the median of this many solves of each side")
     ap.add_argument("--skip", default="", help="parts to skip: a (pystreed), b (CART)")
     ap.add_argument("--write", action="store_true", help="append the tables to bench/RESULTS.md")
     args = ap.parse_args(argv)
@@ -231,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         X, y = load(name)
         if "a" not in args.skip:
-            a += compare_pystreed(name, X, y, depths, args.bins, args.limit)
+            a += compare_pystreed(name, X, y, depths, args.bins, args.limit, args.repeats)
         if "b" not in args.skip:
             b += compare_cart(name, X, y, depths, args.limit)
     text = markdown(a, b, args)

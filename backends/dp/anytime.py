@@ -53,7 +53,7 @@ class Incumbent(Generic[C]):
 
 #: a search of at most this many rows x candidates x 2^depth goes from depth 0 straight to the
 #: full depth: it ends in milliseconds, where the intermediate incumbents only cost time
-SMALL = 1 << 16
+SMALL = 1 << 18
 
 
 def depths(problem: TreeSearch, candidates: int) -> range | tuple[int, ...]:

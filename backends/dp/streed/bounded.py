@@ -17,12 +17,16 @@ single value; with ``nodes <= K`` a node's budget ``k`` is split as ``k - 1 = kl
 nodes is at most k deep. Depth two and below are the exact vectors of ``Search`` (the
 depth-two solver); a similarity bound above ``ub`` skips them. With rows of weight one and
 no branch state, depth three is one compiled call (``kernels.depth_three``, the same
-bounds) and depth two a compiled table shared by those calls; otherwise ``_splits`` runs
-in Python. The similarity bound is used only where a tree for some rows stays feasible on
+bounds) and depth two a compiled table shared by those calls; for the squared-error task
+(regression, issue 26) depth three is one compiled call too (``kernels_sq.squared_three``)
+where its work is small, and its depth-two trees are decoded by one call; otherwise
+``_splits`` runs in Python. The similarity bound is used only where a tree for some rows stays feasible on
 others (no minimum leaf or node size, no ``same_leaf``, no branch state).
 
 Invariants: values are floats of sums of row weights and multiples of ``c``; a prune
 needs its bound above ``ub`` by a relative ``EPS``, so rounding never prunes an optimum;
+a split whose exact value is above the bound is a bound, never a solved value (other
+splits were pruned against the bound alone);
 with integral weights and ``c = p/q`` distinct values differ by at least ``gap = 1/q``.
 """
 from __future__ import annotations
@@ -46,6 +50,9 @@ COMPILED_THREE = True
 #: under a time limit, a depth-three call (not interruptible) only up to this many word operations
 #: (candidates^3 * classes * rows / 64, about a second); larger ones run ``_splits``, which checks the clock
 THREE_WORK = 1e9
+#: the most work (about nanoseconds) of one compiled depth-three call of the squared-error task
+#: (``kernels_sq.squared_three``); larger subproblems run ``_splits``, which prunes more
+SQUARED_THREE_WORK = 3e7
 
 
 class Rec:
@@ -95,6 +102,11 @@ class BoundedSearch(Search):
         #: depth three in one compiled call (``kernels.depth_three``): rows of one weight per class, no branch state
         self.compiled_three = COMPILED_THREE and self.compiled and self.unit and self.ingr.trivial \
             and not len(self.pairs)  # (``unit``: the compiled kernels' task, misclassification, too)
+        #: depth three of the squared-error task in one compiled call (``kernels_sq.squared_three``):
+        #: every candidate allowed, no branch state, the work under ``SQUARED_THREE_WORK``
+        self.squared_three = COMPILED_THREE and self.compiled and self.plain_below \
+            and getattr(self.task, "KERNEL_TWO", "") == "squared"
+        self._sq3: tuple | None = None  # its buffers, made on first use
         self.pruned = 0
         self.depth_two_solves = 0  # inside the compiled depth-three calls
         self._table: tuple | None = None
@@ -196,6 +208,8 @@ class BoundedSearch(Search):
                     self.class_weight)
                 choice = None if f < 0 else (int(f), int(kl), int(kr))
                 self.depth_two_solves += int(solves)
+            elif d == 3 and self.squared_three and (sq := self._squared_three(S, state, k, min(ub, leaf))) is not None:
+                best, choice, lb_split = sq
             else:
                 try:
                     best, choice, lb_split = self._splits(S, d, k, state, min(ub, leaf), best)
@@ -207,6 +221,37 @@ class BoundedSearch(Search):
         rec.lb = max(rec.lb, min(leaf, lb_split))
         rec.fail = max(rec.fail, ub)
         return max(rec.lb, rec.fail), False
+
+    def _squared_three(self, S: np.ndarray, state: State, k: int, ub: float):
+        """(best, choice, least bound of the other splits) of ``_splits`` at depth three for
+        the squared-error task by one compiled call (``kernels_sq.squared_three``, the same
+        values), or None where its work (rows x true pairs per candidate, about a nanosecond
+        each) is above ``SQUARED_THREE_WORK``: there ``_splits``, with its similarity and
+        k-means bounds and its clock, prunes more than the kernel saves."""
+        from . import kernels_sq
+
+        cand, _ = self._order(S, state)
+        if not cand.size:
+            return None
+        BS = self.Bq[S]
+        s, m = BS.shape
+        nnz = float(np.count_nonzero(BS)) / max(s, 1)
+        work = cand.size * (s * nnz * nnz / 4.0 + 40.0 * m * m)
+        if work > SQUARED_THREE_WORK:
+            return None
+        if self._sq3 is None or self._sq3[3].shape[0] < s:
+            N = self.B.shape[0]
+            self._sq3 = (np.zeros((m, m, 4)), np.zeros((m, m, 4)), np.zeros((m, m, 4)), np.zeros((N, m), dtype=np.bool_),
+                         np.zeros((N, 3)))
+        best, f, kl, kr, lb_split = kernels_sq.squared_three(
+            BS, self.class_matrix(S), cand, k, ub, self.c, self.gap, float(self.min_leaf), float(self.min_node), EPS,
+            self.unit_rows, self.by_difference, *self._sq3)
+        self.depth_two_solves += 2 * int(cand.size)
+        if f < 0:
+            return float(best), None, float(lb_split)
+        f = int(f)
+        choice = (f, int(kr), int(kl)) if self.flip[f] else (f, int(kl), int(kr))  # Bq's sides are B's, swapped where flipped
+        return float(best), choice, float(lb_split)
 
     def _three_work(self, S: np.ndarray) -> float:
         m = self.B.shape[1]
@@ -306,6 +351,9 @@ class BoundedSearch(Search):
                     lb_split = min(lb_split, A + Bv + c)
                     continue
                 v = A + Bv + c
+                if _above(v, u):  # an exact value above the bound (children of depth <= 2, cached optima):
+                    lb_split = min(lb_split, v)  # a bound, not an optimum (others were pruned by u alone)
+                    continue
                 if v < best:
                     best, choice = v, (int(f), kl, kr)
                 else:
@@ -349,6 +397,8 @@ class BoundedSearch(Search):
         if d <= 2:
             if self.compiled_three and d > 0 and S.shape[0] >= max(self.min_leaf, 1):
                 return self._decode_two(S, k)
+            if self.squared_three and d == 2 and self._splittable(S, 2):
+                return self._decode_squared_two(S, k)
             _, i = self._small(S, d, k, state, decoding=True)
             return self.decode(S, d, k, state, i)
         rec = self.recs[(S.tobytes(), d, state)][k]
@@ -359,6 +409,30 @@ class BoundedSearch(Search):
         col = self.B[S, f]
         child = self.ingr.child(state, f)
         return ("split", f, self.decode_best(S[~col], d - 1, kl, child), self.decode_best(S[col], d - 1, kr, child))
+
+    def _decode_squared_two(self, S: np.ndarray, k: int) -> tuple:
+        """The depth-two tree of the squared-error task for rows ``S`` by one compiled call
+        (``kernels_sq.squared_two_tree``, the depth-two solver's values), its leaves labelled
+        by the task."""
+        from . import kernels_sq
+
+        f, g_false, g_true = kernels_sq.squared_two_tree(
+            self.Bq[S], self.class_matrix(S), k, self.c, float(max(self.min_leaf, 1)), float(self.min_node),
+            self.unit_rows)
+        if f < 0:
+            return ("leaf", self.leaf(S)[1])
+        f = int(f)
+        if self.flip[f]:  # Bq's sides of f are B's swapped
+            g_false, g_true = g_true, g_false
+        col = self.B[S, f]
+
+        def side(R: np.ndarray, g: int) -> tuple:
+            if g < 0:
+                return ("leaf", self.leaf(R)[1])
+            c = self.B[R, g]
+            return ("split", int(g), ("leaf", self.leaf(R[~c])[1]), ("leaf", self.leaf(R[c])[1]))
+
+        return ("split", f, side(S[~col], int(g_false)), side(S[col], int(g_true)))
 
     def _decode_two(self, S: np.ndarray, k: int) -> tuple:
         """The tree of depth at most two (at most ``k`` <= 3 nodes) that ``_small_compiled``

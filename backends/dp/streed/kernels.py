@@ -581,6 +581,10 @@ def depth_three(indptr, indices, label, S, m, K, k, ub, c, gap, min_leaf, min_no
                     if vals[1, i] > lbs[1, i]:
                         lbs[1, i] = vals[1, i]
             v = vals[0, k0] + vals[1, k1] + c
+            if v > bound_u:  # above the bound: a value to report as a bound, never an optimum (the
+                if v < lb_split:  # other candidates were pruned against the bound, not against v)
+                    lb_split = v
+                continue
             if v < best:
                 best = v
                 choice_f, choice_l, choice_r = f, kl, kr

@@ -127,3 +127,43 @@ def test_the_fast_paths_equal_the_plain_engine(seed, monkeypatch):
     monkeypatch.setattr(kernels, "AVAILABLE", False)
     monkeypatch.setattr(root, "DISTINCT", False)
     assert fast == _solve(text, data, False, monkeypatch), text
+
+
+def _depth_three_call(B, y, K, k, ub, c):
+    """``kernels.depth_three`` on rows ``B`` (0/1) of classes ``y`` with every row weighing one."""
+    from odt.backends.dp.streed import kernels
+
+    n, m = B.shape
+    indptr = np.concatenate([[0], np.cumsum(B.sum(axis=1))]).astype(np.int64)
+    indices = np.concatenate([np.flatnonzero(r) for r in B] + [np.zeros(0, dtype=np.int64)]).astype(np.int64)
+    W, cap = (n + 63) >> 6, 1024
+    table = (np.random.default_rng(0).integers(0, 2**62, size=n, dtype=np.int64).astype(np.uint64),
+             np.zeros(2048, dtype=np.int64), np.zeros(2048, dtype=np.int64), np.zeros((cap, W), dtype=np.uint64),
+             np.zeros((cap, 4)), np.zeros(1, dtype=np.int64))
+    return kernels.depth_three(indptr, indices, y.astype(np.int64), np.arange(n, dtype=np.int64), m, K, k, ub, c, 0.0,
+                               1.0, 1.0, True, 1e-9, *table, np.ones(K))
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_compiled_depth_three_never_returns_a_split_above_its_bound(seed):
+    """Under an upper bound below the optimum the compiled search may prune candidates by
+    that bound alone, so a split it then evaluates above the bound is not the optimum: it
+    must come back as a bound (no candidate), never as a solved value."""
+    from odt.backends.dp.streed import kernels
+
+    if not kernels.AVAILABLE:
+        pytest.skip("numba is not installed")
+    rng = np.random.default_rng(5000 + seed)
+    n, m, K = int(rng.integers(20, 120)), int(rng.integers(3, 10)), int(rng.choice([2, 3]))
+    B = rng.random((n, m)) < rng.uniform(0.2, 0.8)
+    y = np.where(rng.random(n) < 0.3, rng.integers(0, K, size=n), (B[:, 0] ^ B[:, 1 % m]).astype(int) % K)
+    k, c = int(rng.integers(1, 8)), float(rng.choice([0.0, 0.5, 2.0]))
+    opt = _depth_three_call(B, y, K, k, np.inf, c)[0]
+    for ub in (opt - 0.5, opt - 2.0, opt * 0.5, opt, opt + 1.0):
+        best, f, _, _, lb, _ = _depth_three_call(B, y, K, k, ub, c)
+        if f >= 0:
+            assert best <= ub + 1e-9 * (1 + abs(ub)) and best >= opt - 1e-9
+        if ub >= opt:
+            assert best == pytest.approx(opt)
+        else:
+            assert min(best, lb) <= opt + 1e-9  # what comes back bounds the optimum from below or is it
