@@ -83,11 +83,21 @@ def warm_up(dp) -> None:
     weights), so the compiled kernels are ready before the timed fits."""
     rng = np.random.default_rng(0)
     X = rng.random((60, 3))
+    try:
+        from odt.backends.dp.contree import depth_three
+    except ImportError:
+        depth_three = None
     for k in (2, 3):
         y = rng.integers(0, k, 60)
         for depth in (2, 3):  # depth 2 runs the root entry points (d2_run), 3 the others
             dp.optimal_tree(X, y, depth, n_classes=k)
             dp.optimal_tree(X, y, depth, n_classes=k, weights=rng.random(60) + 0.5)
+        if depth_three is not None:  # depth three of a node too large for one compiled call: d2_quick per child
+            saved, depth_three.D3_WORK = depth_three.D3_WORK, 0
+            try:
+                dp.optimal_tree(X, y, 3, n_classes=k)
+            finally:
+                depth_three.D3_WORK = saved
 
 
 def fit_odt(X, y, depth, limit):

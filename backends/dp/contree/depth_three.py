@@ -25,8 +25,9 @@ from .loader import _load_root_kernels
 from .node import _Node
 from .tree import DPLeaf, DPNode, DPSplit, _LazyD2
 
-#: the depth-two searches below a node must fit in this many row-feature steps
-D3_WORK = 1 << 25
+#: a depth-two search below a node must fit in this many row-feature steps (each runs to its end in
+#: one compiled call: about 0.3 s at worst, far less with the pruning of Alg. 1)
+D3_WORK = 1 << 28
 
 
 class DepthThree:
