@@ -164,7 +164,7 @@ def deep_tree(X: np.ndarray, y: np.ndarray, depth: int, *, weights: Optional[np.
     if scheduler is not None:
         from .deep_dask import DaskRoot
 
-        run = DaskRoot(scheduler, X, y, w, K, depth, min_leaf, deadline, lambda: best[0][0])
+        run = DaskRoot(scheduler, X, y, w, K, depth, min_leaf, deadline, lambda: best[0][0], PORTFOLIO_REFINE)
     elif processes > 1:
         run = _Parallel(lds, root, depth, deadline, tick)
     else:

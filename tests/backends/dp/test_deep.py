@@ -107,6 +107,8 @@ def test_a_dask_cluster_proves_the_same_optimum():
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         res = deep_tree(X, y, 4, scheduler=cluster.scheduler_address)
     assert res.status == "optimal" and res.cost == optimal_tree(X, y, 4).cost
+    # the last phase is the portfolio: one actor re-solved the incumbent's subtrees beside the complete search
+    assert res.stats["refine_tasks"] >= 1
 
 
 @pytest.mark.slow  # a Dask LocalCluster of two worker processes
