@@ -7,12 +7,13 @@ On the binary datasets of ../shared/datasets/binary (label ``class``, last colum
 same matrix (zero feature costs), and ``maximize f1`` against ``STreeDClassifier``'s
 ``f1-score`` task. pystreed gets odt's own 0/1 matrix, so both search the same trees; the
 optimum of each side is computed here from its predictions (cost, or F1 of class 1).
-Prints both times, the ratio odt / pystreed and whether the optima agree; then per task
+Prints both times (the median of ``--repeats`` solves, each of a freshly compiled program
+and a new estimator), the ratio odt / pystreed and whether the optima agree; then per task
 and depth the geometric mean of the ratios, also with every solve under 0.3 s counted as
 0.3 s (issue 25's rule). With --write, appends every row (misses included) to
 bench/RESULTS.md under its own section.
 
-    python bench/cost_f1.py [--datasets a,b|all] [--depths 2,3,4] [--tasks cost,f1] [--limit 120] [--write]
+    python bench/cost_f1.py [--datasets a,b|all] [--depths 2,3,4] [--tasks cost,f1] [--limit 120] [--repeats 1] [--write]
 """
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ def _value(task: str, y, pred) -> float:
     return 0.0 if tp == 0 else 2 * tp / (2 * tp + fp + fn)
 
 
-def run(datasets: list[str], depths: list[int], limit: float, tasks: tuple[str, ...]) -> list[dict]:
+def run(datasets: list[str], depths: list[int], limit: float, tasks: tuple[str, ...], repeats: int = 1) -> list[dict]:
     import odt
     import pystreed
 
@@ -76,13 +77,17 @@ def run(datasets: list[str], depths: list[int], limit: float, tasks: tuple[str, 
                     peer = pystreed.STreeDClassifier(optimization_task="f1-score", max_depth=depth, time_limit=limit,
                                                      hyper_tune=False)
                     args = ()
-                prog = odt.compile(text)
-                t = time.perf_counter()
-                res = prog.solve(backend="dp", time_limit=limit)
-                s = time.perf_counter() - t
-                t = time.perf_counter()
-                peer.fit(X, y, *args)
-                ps = time.perf_counter() - t
+                own, theirs = [], []
+                for _ in range(repeats):  # each a freshly compiled program and a new estimator
+                    prog = odt.compile(text)
+                    t = time.perf_counter()
+                    res = prog.solve(backend="dp", time_limit=limit)
+                    own.append(time.perf_counter() - t)
+                    peer = type(peer)(**peer.get_params())
+                    t = time.perf_counter()
+                    peer.fit(X, y, *args)
+                    theirs.append(time.perf_counter() - t)
+                s, ps = statistics.median(own), statistics.median(theirs)
                 pval = _value(task, y, peer.predict(X))
                 row = {"dataset": name, "n": len(y), "p": X.shape[1], "depth": depth, "task": task, "s": s, "ps": ps,
                        "status": res.status, "value": res.objective, "peer": pval, "verified": res.verified}
@@ -127,6 +132,7 @@ def main() -> int:
     ap.add_argument("--depths", default="2,3,4")
     ap.add_argument("--tasks", default=",".join(TASKS))
     ap.add_argument("--limit", type=float, default=120)
+    ap.add_argument("--repeats", type=int, default=1, help="the median of this many solves of each side")
     ap.add_argument("--write", action="store_true")
     args = ap.parse_args()
     if not SHARED.exists():
@@ -134,7 +140,7 @@ def main() -> int:
               "(../shared/datasets/binary next to the repository).")
         return 0
     names = sorted(p.stem for p in SHARED.glob("*.csv")) if args.datasets == "all" else args.datasets.split(",")
-    rows = run(names, [int(d) for d in args.depths.split(",")], args.limit, tuple(args.tasks.split(",")))
+    rows = run(names, [int(d) for d in args.depths.split(",")], args.limit, tuple(args.tasks.split(",")), args.repeats)
     out = table(rows, args.limit)
     print(out)
     if args.write:
