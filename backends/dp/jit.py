@@ -52,6 +52,7 @@ import functools
 import hashlib
 import importlib.util
 import json
+import math
 import os
 import platform
 import subprocess
@@ -97,9 +98,21 @@ _local = threading.local()
 
 
 def mode() -> str:
-    """``ODT_KERNELS`` (``auto`` when unset or unknown)."""
-    value = os.environ.get("ODT_KERNELS", "auto").strip().lower()
-    return value if value in MODES else "auto"
+    """``ODT_KERNELS`` (``auto`` when unset; when unknown too, with a warning)."""
+    value = os.environ.get("ODT_KERNELS", "").strip().lower() or "auto"
+    if value in MODES:
+        return value
+    _ignored("ODT_KERNELS", value, f"one of {', '.join(MODES)}", "auto")
+    return "auto"
+
+
+@functools.lru_cache(maxsize=None)
+def _ignored(name: str, value: str, expected: str, used: str) -> None:
+    """Warn once per process and value that an environment setting was not understood."""
+    import warnings
+
+    warnings.warn(f"{name}={value!r} is not understood (expected {expected}); using {used}", RuntimeWarning,
+                  stacklevel=3)
 
 
 @functools.lru_cache(maxsize=None)
@@ -199,9 +212,12 @@ def grace_seconds() -> float:
     value = os.environ.get("ODT_KERNELS_GRACE")
     if value is not None:
         try:
-            return max(0.0, float(value))
+            seconds = float(value)
         except ValueError:
-            pass
+            seconds = math.nan
+        if seconds >= 0.0:  # (nan is not)
+            return seconds
+        _ignored("ODT_KERNELS_GRACE", value, "seconds, at least 0", f"{GRACE_SECONDS:g}")
     return GRACE_SECONDS
 
 

@@ -348,3 +348,26 @@ def test_a_warm_up_drops_cache_entries_older_than_the_groups_sources():
     finally:
         stale.unlink(missing_ok=True)
         fresh.unlink(missing_ok=True)
+
+
+@pytest.mark.parametrize("name, value, call, used", [
+    ("ODT_KERNELS", "compiled", jit.mode, "auto"),
+    ("ODT_KERNELS_GRACE", "0,5", jit.grace_seconds, jit.GRACE_SECONDS),
+    ("ODT_KERNELS_GRACE", "-1", jit.grace_seconds, jit.GRACE_SECONDS),
+])
+def test_a_setting_not_understood_is_said_once_and_the_default_used(monkeypatch, name, value, call, used):
+    jit._ignored.cache_clear()
+    monkeypatch.setenv(name, value)
+    with pytest.warns(RuntimeWarning, match=f"{name}='{value}' is not understood"):
+        assert call() == used
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the second read says nothing more
+        assert call() == used
+
+
+@pytest.mark.parametrize("value, want", [("", "auto"), (" Numpy ", "numpy"), ("compile", "compile")])
+def test_kernel_modes_read_from_the_environment(monkeypatch, value, want):
+    monkeypatch.setenv("ODT_KERNELS", value)
+    assert jit.mode() == want
