@@ -364,12 +364,19 @@ def _child_values(P, Y, side, K, m, W, c, min_leaf, min_node, counts, C1, C2, ev
     leaf = _leaf_err(total, K)
     ok_root = np.ones(m, dtype=np.bool_)
     E, _, _, _ = depth_two_tail(C1, C2, total, counts, s, min_leaf, min_node, ok_root, every, every, leaf, K == 2)
+    budget_values(E, c, out)
+
+
+@njit(cache=True, nogil=True)
+def budget_values(E, c, V):  # pragma: no cover
+    """``V[i]``: the least ``E[j] + c * j`` over j <= i, i = 0..3, from ``E[j]``, the least
+    loss of a depth-two tree with at most j nodes (a budget of i nodes need not use them all)."""
     run = np.inf
     for i in range(4):
         v = E[i] + c * i
         if v < run:
             run = v
-        out[i] = run
+        V[i] = run
 
 
 @njit(cache=True, nogil=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kernels import AVAILABLE, fill_budgets, njit, offer_root
+from .kernels import AVAILABLE, budget_values, fill_budgets, njit, offer_root
 
 __all__ = ["AVAILABLE", "difference", "pair_sums", "pair_sums_into", "squared_tail", "squared_three", "squared_two"]
 
@@ -163,14 +163,23 @@ def squared_tail(P, total, s, ok_root, ok_left, ok_right, min_leaf, min_node, le
 
 
 @njit(cache=True, nogil=True)
-def _budget_values(E, c, V):  # pragma: no cover
-    """``V[i]``: the least ``E[j] + c * j`` over j <= i (a budget of i nodes need not use them all)."""
-    run = np.inf
-    for i in range(4):
-        v = E[i] + c * i
-        if v < run:
-            run = v
-        V[i] = run
+def _gather(BS, st, f, side, rows_B, rows_st, tot):  # pragma: no cover
+    """The rows of ``BS`` (and their statistics ``st``) where candidate ``f`` is ``side``,
+    copied to the front of ``rows_B`` / ``rows_st``, their statistics summed into ``tot``;
+    how many."""
+    s, m = BS.shape
+    for j in range(3):
+        tot[j] = 0.0
+    n = 0
+    for r in range(s):
+        if BS[r, f] == side:
+            for g in range(m):
+                rows_B[n, g] = BS[r, g]
+            for j in range(3):
+                rows_st[n, j] = st[r, j]
+                tot[j] += st[r, j]
+            n += 1
+    return n
 
 
 @njit(cache=True, nogil=True)
@@ -219,42 +228,18 @@ def squared_three(BS, st, cand, k, ub, c, gap, min_leaf, min_node, eps, unit, by
                 lb_split = c
             continue
         small_true = n_true <= n_false  # side A: the smaller; B: the larger
-        na = 0
-        for r in range(s):
-            if BS[r, f] == small_true:
-                for g in range(m):
-                    rows_B[na, g] = BS[r, g]
-                for j in range(3):
-                    rows_st[na, j] = st[r, j]
-                na += 1
-        for j in range(3):
-            tot_a[j] = 0.0
-        for r in range(na):
-            for j in range(3):
-                tot_a[j] += rows_st[r, j]
-        for j in range(3):
-            tot_b[j] = total[j] - tot_a[j]
+        na = _gather(BS, st, f, small_true, rows_B, rows_st, tot_a)
         pair_sums_into(rows_B[:na], rows_st[:na], unit, PA)
         nb = s - na
         if by_difference:
             difference(PS, PA, PB)
-        else:
-            at = 0
-            for r in range(s):
-                if BS[r, f] != small_true:
-                    for g in range(m):
-                        rows_B[at, g] = BS[r, g]
-                    for j in range(3):
-                        rows_st[at, j] = st[r, j]
-                    at += 1
             for j in range(3):
-                tot_b[j] = 0.0
-            for r in range(nb):
-                for j in range(3):
-                    tot_b[j] += rows_st[r, j]
+                tot_b[j] = total[j] - tot_a[j]
+        else:
+            _gather(BS, st, f, not small_true, rows_B, rows_st, tot_b)
             pair_sums_into(rows_B[:nb], rows_st[:nb], unit, PB)
         EB = squared_tail(PB, tot_b, float(nb), ok, no, no, least, min_node, _sse(tot_b[0], tot_b[1], tot_b[2]))[0]
-        _budget_values(EB, c, VB)
+        budget_values(EB, c, VB)
         solved_a = False
         for kl in range(lo_kl, sub + 1):
             kr = k - 1 - kl
@@ -270,7 +255,7 @@ def squared_three(BS, st, cand, k, ub, c, gap, min_leaf, min_node, eps, unit, by
             if not solved_a:
                 EA = squared_tail(PA, tot_a, float(na), ok, no, no, least, min_node,
                                   _sse(tot_a[0], tot_a[1], tot_a[2]))[0]
-                _budget_values(EA, c, VA)
+                budget_values(EA, c, VA)
                 solved_a = True
             v = VA[ka] + VB[kb] + c
             if v > bound_u:  # above the bound: a value to report as a bound, never an optimum
