@@ -35,13 +35,21 @@ def binarize(X: np.ndarray, dims: tuple[SplitDim, ...]) -> Candidates:
     cols: list[np.ndarray] = []
     dim: list[int] = []
     thr: list[float] = []
+    run: list[int] = []  # consecutive 0/1 dimensions, compared in one go
+
+    def flush() -> None:
+        if run:
+            cols.append(X[:, run] > 0.5)
+            dim.extend(run)
+            thr.extend([0.5] * len(run))
+            run.clear()
+
     for j, d in enumerate(dims):
-        x = X[:, j]
         if not d.ordered:
-            cols.append(x > 0.5)
-            dim.append(j)
-            thr.append(0.5)
+            run.append(j)
             continue
+        flush()
+        x = X[:, j]
         uniq = np.unique(x)
         for lo, hi in zip(uniq[:-1], uniq[1:]):
             t = (lo + hi) / 2.0
@@ -50,11 +58,12 @@ def binarize(X: np.ndarray, dims: tuple[SplitDim, ...]) -> Candidates:
                 if hi <= a or lo > b:  # no cut of [lo, hi) lies in [a, b]
                     continue
                 t = min(max(t, a), b)
-            cols.append(x > t)
+            cols.append((x > t)[:, None])
             dim.append(j)
             thr.append(float(t))
+    flush()
     n = X.shape[0]
-    B = np.column_stack(cols) if cols else np.zeros((n, 0), dtype=bool)
+    B = np.hstack(cols) if cols else np.zeros((n, 0), dtype=bool)
     return Candidates(np.ascontiguousarray(B, dtype=bool), np.asarray(dim, dtype=np.int64),
                       np.asarray(thr, dtype=np.float64))
 
