@@ -145,6 +145,15 @@ def ready(group: str, cells: int = 0) -> bool:
     return True
 
 
+def no_grace(group: str) -> None:
+    """For a search that outlasts any grace (the deep search, depth >= 4 under a time limit
+    or to a proof): a compiled ``group`` loads at once, where the grace would only cost time
+    and its forked workers, which never switch, would stay on numpy to the end. Kept to the
+    grace's other rule: not when the time limit is nearer than the load."""
+    if mode() == "auto" and numba_installed() and stamp_status(group) in ("ok", "nocache") and _time_to_load():
+        _ready.add(group)
+
+
 def waiting(group: str) -> bool:
     """Whether ``group`` is cold with its warm-up under way, or compiled and in its grace
     (``ready`` said False in ``auto`` mode): a solve that starts on numpy now may switch

@@ -33,6 +33,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from .. import jit
 from .. import workers as team_of
 from .bounds import _Timeout
 from .node import _Node
@@ -125,14 +126,17 @@ def deep_tree(X: np.ndarray, y: np.ndarray, depth: int, *, weights: Optional[np.
     K = int(n_classes) if n_classes is not None else (int(y.max()) + 1 if n else 1)
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
     deadline = start + time_limit if time_limit is not None else math.inf
+    if processes is None:
+        processes = team_of.cores() if n * X.shape[1] >= PARALLEL_FROM else 1
+    if processes > 1:  # forked workers never switch from numpy to the kernels: load them now (``jit.no_grace``)
+        for group in ("contree", "contree-float"):
+            jit.no_grace(group)
     S = _Solver(X, y, w, K, depth, min_leaf, 0.0, deadline, PruningRules(), None, start)
     S.gini_order, S.bfs = DFS_GINI, not DFS_GINI
     if n == 0:
         return DPResult(DPLeaf(0), 0.0, 0.0, "optimal", time.perf_counter() - start, {})
     root = S.root_node()
     S.root = root
-    if processes is None:
-        processes = team_of.cores() if n * X.shape[1] >= PARALLEL_FROM else 1
     leaf_cost, label = S.leaf(root)
     best: list[tuple[float, DPNode]] = [(leaf_cost, DPLeaf(label))]
     if S.use_greedy:  # large data: CART's tree first (seconds at 10^6 rows, where the first

@@ -12,10 +12,12 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import odt
 from odt.backends.dp import jit
+from odt.compiler import limits
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples"
@@ -371,3 +373,37 @@ def test_a_setting_not_understood_is_said_once_and_the_default_used(monkeypatch,
 def test_kernel_modes_read_from_the_environment(monkeypatch, value, want):
     monkeypatch.setenv("ODT_KERNELS", value)
     assert jit.mode() == want
+
+
+def test_a_search_that_outlasts_the_grace_takes_the_compiled_kernels_at_once(graced):
+    """``no_grace`` (the deep search on forked workers, which never switch): inside a
+    solve's scope, in its grace, the compiled group is ready at once."""
+    with jit.switchable():
+        jit.no_grace("contree")
+        assert jit.ready("contree", 10)
+        assert not jit.ready("streed", 10)  # the other group keeps its grace
+
+
+def test_no_grace_keeps_numpy_when_the_time_limit_is_too_near_to_load(graced):
+    with limits.time_limit(jit.LOAD_SECONDS / 2), jit.switchable():
+        jit.no_grace("contree")
+        assert not jit.ready("contree", 10)
+
+
+def test_a_deep_search_on_two_workers_runs_the_compiled_kernels_in_a_graced_solve(graced, monkeypatch):
+    """Room depth 5 as a whole process ran its forked workers on numpy for the whole limit
+    (10 errors in 60 s against 0, proved in 16 s, without the grace): the deep search now
+    asks for the kernels before it forks."""
+    from odt.backends.dp.contree import deep
+
+    asked: list[str] = []
+    monkeypatch.setattr(jit, "no_grace", lambda group: asked.append(group))
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    with jit.switchable():
+        deep.deep_tree(X, y, 4, time_limit=5, processes=2)
+        assert "contree" in asked
+        asked.clear()
+        deep.deep_tree(X, y, 4, time_limit=5, processes=1)  # one process switches by itself (``due``)
+        assert not asked
