@@ -208,13 +208,16 @@ class BoundedSearch(Search):
                     self.class_weight)
                 choice = None if f < 0 else (int(f), int(kl), int(kr))
                 self.depth_two_solves += int(solves)
-            elif d == 3 and self.squared_three and (sq := self._squared_three(S, state, k, min(ub, leaf))) is not None:
-                best, choice, lb_split = sq
             else:
-                try:
-                    best, choice, lb_split = self._splits(S, d, k, state, min(ub, leaf), best)
-                finally:
-                    self.set_sides(None)
+                ordered = self._order(S, state) if d == 3 and self.squared_three else None
+                sq = None if ordered is None else self._squared_three(S, ordered[0], k, min(ub, leaf))
+                if sq is not None:
+                    best, choice, lb_split = sq
+                else:
+                    try:
+                        best, choice, lb_split = self._splits(S, d, k, state, min(ub, leaf), best, ordered)
+                    finally:
+                        self.set_sides(None)
         if choice is not None or not _above(best, ub):
             rec.val, rec.choice = best, choice
             return best, True
@@ -222,7 +225,7 @@ class BoundedSearch(Search):
         rec.fail = max(rec.fail, ub)
         return max(rec.lb, rec.fail), False
 
-    def _squared_three(self, S: np.ndarray, state: State, k: int, ub: float):
+    def _squared_three(self, S: np.ndarray, cand: np.ndarray, k: int, ub: float):
         """(best, choice, least bound of the other splits) of ``_splits`` at depth three for
         the squared-error task by one compiled call (``kernels_sq.squared_three``, the same
         values), or None where its work (rows x true pairs per candidate, about a nanosecond
@@ -230,7 +233,6 @@ class BoundedSearch(Search):
         k-means bounds and its clock, prunes more than the kernel saves."""
         from . import kernels_sq
 
-        cand, _ = self._order(S, state)
         if not cand.size:
             return None
         BS = self.Bq[S]
@@ -290,9 +292,12 @@ class BoundedSearch(Search):
             cand = cand[first_of_partitions(BS[:, cand])]
         return cand, BS
 
-    def _splits(self, S: np.ndarray, d: int, k: int, state: State, ub: float, best: float):
+    def _splits(self, S: np.ndarray, d: int, k: int, state: State, ub: float, best: float,
+                ordered: tuple[np.ndarray, np.ndarray] | None = None):
+        """(best, choice, least bound of the other splits) over the candidates of rows ``S``
+        (``ordered``: ``_order``'s answer when the caller has it already)."""
         c = self.c
-        cand, BS = self._order(S, state)
+        cand, BS = ordered if ordered is not None else self._order(S, state)
         choice = None
         lb_split = INF
         q = cand.size
