@@ -33,6 +33,8 @@ class DataConflict:
 
 def data_conflict(program: CheckedProgram) -> DataConflict | None:
     """The first constraint of ``program`` that no classifier satisfies on its data."""
+    if not any(isinstance(c, LinearConstraint) and c.scope != "node" for c in program.constraints):
+        return None
     weights = program.dataset.row_weights()
     total = _exact(float(weights[weights > 0].sum()))
     for c in program.constraints:

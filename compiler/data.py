@@ -76,16 +76,29 @@ class Binarizer:
                 np.less_equal(_numbers(table, block.column, numeric_cache)[:, None], block.thresholds[None, :],
                               out=out[:, start:start + len(block)])
                 continue
+            binary: list[int] = []  # binary columns: compared with 1 in one operation below
+            columns: list[str] = []
             for j, feat in enumerate(block, start):
-                _present(table, feat.columns)
-                out[:, j] = _feature_column(table, feat, numeric_cache)
+                if feat.kind == "binary":
+                    binary.append(j)
+                    columns.append(feat.column)
+                else:
+                    _present(table, feat.columns)
+                    out[:, j] = _feature_column(table, feat, numeric_cache)
+            if binary:
+                _present(table, columns)
+                values = np.array([_numbers(table, c, numeric_cache) for c in columns]).T  # one copy
+                if binary[-1] - binary[0] + 1 == len(binary):  # consecutive: straight into ``out``
+                    np.equal(values, 1, out=out[:, binary[0]:binary[-1] + 1])
+                else:
+                    out[:, binary] = values == 1
         return out
 
     def to_json(self) -> list:
         return [f.to_json() for f in self.features]
 
 
-def _present(table: "RawTable", columns: tuple[str, ...]) -> None:
+def _present(table: "RawTable", columns: Sequence[str]) -> None:
     """Raise, naming it, for the first of ``columns`` that ``table`` lacks."""
     for col in columns:
         if col not in table.columns:

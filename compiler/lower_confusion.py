@@ -47,14 +47,17 @@ def apply(search: TreeSearch, forms: tuple[LinearForm, ...], nodes_level) -> Tre
         return dataclasses.replace(search, levels=(Level(errors=Fraction(1)),) + search.levels[1:],
                                    confusion=Confusion(y, w, f1=True, positive=pos, note="F1"))
     K = search.n_classes
-    M, rest = label_matrix(first, K)
-    assert M is not None
+    matrix, rest = label_matrix(first, K)
+    assert matrix is not None
+    # whole costs (the common case) as ints: the same arithmetic, without Fraction's overhead
+    M: tuple[tuple[Fraction | int, ...], ...] = matrix if any(v.denominator != 1 for r in matrix for v in r) \
+        else tuple(tuple(int(v) for v in r) for r in matrix)
     base = nodes_level(rest)
     N = class_sums(y, w, K)
     least = [min(row) for row in M]
     shifted = tuple(tuple(v - least[a] for v in M[a]) for a in range(K))
     constant = base.constant + sum((least[a] * N[a] for a in range(K)), Fraction(0))
-    label = [a if shifted[a][a] == 0 else shifted[a].index(Fraction(0)) for a in range(K)]
+    label = [a if shifted[a][a] == 0 else shifted[a].index(0) for a in range(K)]
     amount = []
     for a in range(K):
         others = {shifted[a][k] for k in range(K) if k != label[a]}
@@ -62,9 +65,10 @@ def apply(search: TreeSearch, forms: tuple[LinearForm, ...], nodes_level) -> Tre
     weighted = all(N[a] == 0 or (d is not None and d > 0) for a, d in enumerate(amount))
     if not weighted:
         level = Level(errors=Fraction(1), nodes=base.nodes, depth=base.depth, constant=constant)
+        generic = tuple(tuple(Fraction(v) for v in r) for r in shifted)
         return dataclasses.replace(search, levels=(level,) + search.levels[1:],
-                                   confusion=Confusion(y, w, matrix=shifted, note="cost matrix (generic task)"))
-    d = [v if v is not None else Fraction(0) for v in amount]
+                                   confusion=Confusion(y, w, matrix=generic, note="cost matrix (generic task)"))
+    d = [v if v is not None else 0 for v in amount]
     new_y, new_w, factor = reweigh(search, d, label, y, w)
     level = Level(errors=factor, nodes=base.nodes, depth=base.depth, constant=constant)
     note = "cost matrix as reweighted misclassification" + (" (relabelled)" if label != list(range(K)) else "")

@@ -149,35 +149,46 @@ def _matrix(program: CheckedProgram, ranges: dict[str, tuple[float, float]], min
     data = program.dataset
     sk = program.skeleton
     assert isinstance(sk, TreeSkeleton)
-    cols: list[np.ndarray | None] = []
+    raw: list[tuple[int, str]] = []  # (dimension, column): one raw column, not a feature per cut
     dims: list[SplitDim] = []
     done: set[str] = set()
     every_midpoint = set(data.raw_numeric) - set(ranges)
     mask = program.feature_mask
-    picked: list[int] = []  # the features taken as 0/1 dimensions (their columns: None in ``cols`` until made)
+    allowed = mask.tolist()  # a list: one numpy scalar per feature costs more than the loop
+    picked: list[int] = []  # the features taken as 0/1 dimensions
+    at: list[int] = []  # the dimension of each picked feature
     for start, block in data.features.blocks():
-        if isinstance(block, ThresholdBlock) and block.column in every_midpoint:  # one raw column, not a feature per cut
+        if isinstance(block, ThresholdBlock) and block.column in every_midpoint:
             if block.column not in done and mask[start:start + len(block)].any():
                 done.add(block.column)
-                cols.append(data.table.numbers(block.column))
+                raw.append((len(dims), block.column))
                 dims.append(SplitDim(block.column))
             continue
         for j, f in enumerate(block, start):
-            if mask[j] and _in_range(f, ranges):
+            if allowed[j] and (not ranges or _in_range(f, ranges)):
                 picked.append(j)
-                cols.append(None)
+                at.append(len(dims))
                 dims.append(SplitDim(f.column, f))
-    made = iter(_feature_columns(data, picked).T if picked else ())  # one binarisation (one per feature: ~20 us each)
-    full = [next(made) if c is None else c for c in cols]
-    keep = np.flatnonzero(data.row_weights() > 0)
-    X = np.column_stack(full)[keep] if full else np.zeros((keep.shape[0], 0))
+    w = data.row_weights()
+    positive = w > 0
+    keep = np.flatnonzero(positive)
+    every = bool(positive.all())
+    X = np.empty((keep.shape[0], len(dims)), dtype=np.float64)  # filled in place: no column list restacked
+    if picked:  # one binarisation (one per feature: ~20 us each)
+        made = _feature_columns(data, picked)
+        if len(at) == len(dims):
+            X[:] = made if every else made[keep]
+        else:
+            X[:, at] = made if every else made[keep]
+    for d, column in raw:
+        values = data.table.numbers(column)
+        X[:, d] = values if every else values[keep]
     y, classes, loss, target = data.y[keep], data.classes, "misclassification", None
     if program.target is not None:  # regression (issue 26): rows index the distinct targets
         loss, target = program_loss(program) or "squared_error", program.target[keep].astype(np.float64)
         y, classes = np.unique(target, return_inverse=True)[1].astype(np.int64).reshape(-1), ()
-    return TreeSearch(X=np.ascontiguousarray(X, dtype=np.float64), dims=tuple(dims), y=y,
-                      weights=data.row_weights()[keep].astype(np.float64), rows=keep, classes=classes,
-                      input_columns=data.features.columns(), depth=sk.depth,
+    return TreeSearch(X=X, dims=tuple(dims), y=y, weights=(w if every else w[keep]).astype(np.float64), rows=keep,
+                      classes=classes, input_columns=data.features.columns(), depth=sk.depth,
                       min_leaf=min_leaf, loss=loss, target=target)
 
 
@@ -191,17 +202,18 @@ def _in_range(f: Feature, ranges: dict[str, tuple[float, float]]) -> bool:
 
 
 def _feature_columns(data: Dataset, js: list[int]) -> np.ndarray:
-    """(rows x len(js)) 0/1 floats: features ``js`` of the data, from its matrix when built,
+    """(rows x len(js)) booleans: features ``js`` of the data, from its matrix when built,
     else by one binarisation of those features alone (``Dataset.column``'s, for many)."""
     if "X" in data.__dict__:
-        return data.X[:, js].astype(float)
+        return data.X[:, js]
     runs: list[tuple[int, int]] = []  # consecutive features as slices, which keep their threshold blocks
     for j in js:
         if runs and runs[-1][1] == j:
             runs[-1] = (runs[-1][0], j + 1)
         else:
             runs.append((j, j + 1))
-    return np.hstack([Binarizer(data.features[a:b]).transform(data.table) for a, b in runs]).astype(float)
+    parts = [Binarizer(data.features[a:b]).transform(data.table) for a, b in runs]
+    return parts[0] if len(parts) == 1 else np.hstack(parts)
 
 
 def lower_search(program: CheckedProgram) -> TreeSearch:

@@ -74,7 +74,7 @@ def weight_sum(w: np.ndarray) -> Fraction:
     return sum((f * k for f, k in zip(wf, counts) if k), Fraction(0))
 
 
-def reweigh(search: "TreeSearch", amounts: Sequence[Fraction], labels: Sequence[int], y: np.ndarray,
+def reweigh(search: "TreeSearch", amounts: Sequence[Fraction | int], labels: Sequence[int], y: np.ndarray,
             w: np.ndarray) -> tuple[np.ndarray, np.ndarray, Fraction]:
     """The rows of ``search`` (true classes ``y``, weights ``w``) as misclassification rows:
     class ``a`` relabelled ``labels[a]`` and weighted ``w * amounts[a]`` (each > 0 where
@@ -118,7 +118,7 @@ def class_sums(y: np.ndarray, w: np.ndarray, K: int) -> list[Fraction]:
     return [sum((wf[i] * k for i, k in enumerate(row) if k), Fraction(0)) for row in table.tolist()]
 
 
-def _reweigh_integral(K: int, amounts: Sequence[Fraction], labels: Sequence[int], y: np.ndarray,
+def _reweigh_integral(K: int, amounts: Sequence[Fraction | int], labels: Sequence[int], y: np.ndarray,
                       w: np.ndarray) -> tuple[np.ndarray, np.ndarray, Fraction] | None:
     """``reweigh`` for integral weights ``w``, without a pass over their distinct values:
     the same scale, the least integer making every ``w_i * amounts[a]`` integral, is
@@ -127,6 +127,8 @@ def _reweigh_integral(K: int, amounts: Sequence[Fraction], labels: Sequence[int]
     = n_a / d_a`` (``d_a`` divides ``g_a``) is computed in integers. None where the
     scaled weights would not stay exact (``reweigh``'s float weights then)."""
     yi = np.asarray(y, dtype=np.int64)
+    if w.size and w.min() == w.max():  # one weight w0 for every row (the common case): per class at once
+        return _reweigh_uniform(K, amounts, labels, yi, int(w[0]))
     wi = w.astype(np.int64)
     scale = 1
     mults: list[Fraction] = []
@@ -156,6 +158,31 @@ def _reweigh_integral(K: int, amounts: Sequence[Fraction], labels: Sequence[int]
         rows = yi == a
         new_w[rows] = (wi[rows] // m.denominator) * m.numerator
     return np.array(labels, dtype=y.dtype)[y], new_w.astype(np.float64), Fraction(1, scale)
+
+
+def _reweigh_uniform(K: int, amounts: Sequence[Fraction | int], labels: Sequence[int], y: np.ndarray,
+                     w0: int) -> tuple[np.ndarray, np.ndarray, Fraction] | None:
+    """``_reweigh_integral`` when every row weighs ``w0``: ``g_a = w0`` for each class with rows."""
+    present = np.bincount(y, minlength=K)[:K] > 0
+    if all(a >= len(amounts) or isinstance(amounts[a], int) or amounts[a].denominator == 1 for a in range(K)):
+        whole = [int(amounts[a]) * w0 if a < len(amounts) and present[a] else 0 for a in range(K)]
+        if max(whole, default=0) * max(len(y), 1) >= _EXACT:
+            return None
+        return np.array(labels, dtype=y.dtype)[y], np.array(whole, dtype=np.float64)[y], Fraction(1)
+    scale = 1
+    mults = [Fraction(amounts[a]) if a < len(amounts) and present[a] else Fraction(0) for a in range(K)]
+    for a in range(K):
+        if present[a]:
+            q = mults[a].denominator
+            need = q // math.gcd(q, w0)
+            scale = scale * need // math.gcd(scale, need)
+    if max(mults, default=Fraction(0)) * w0 * scale * max(len(y), 1) >= _EXACT:
+        return None
+    per = []
+    for a in range(K):
+        m = mults[a] * scale  # n_a / d_a
+        per.append(float((w0 // m.denominator) * m.numerator) if present[a] else 0.0)
+    return np.array(labels, dtype=y.dtype)[y], np.array(per)[y], Fraction(1, scale)
 
 
 def with_weights(search: "TreeSearch", amounts: Sequence[Fraction], note: str) -> "TreeSearch":

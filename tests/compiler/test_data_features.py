@@ -81,7 +81,7 @@ def test_a_raw_numeric_column_is_one_threshold_block_and_nothing_is_made_up_fron
 
 
 @pytest.mark.parametrize("file, items", [("banknote.csv", ""), ("hepatitis.csv", 'missing "?" (learn)'),
-                                         ("bmi.csv", "categorical Gender")])
+                                         ("bmi.csv", "categorical Gender"), ("mouse.csv", "")])
 def test_the_block_matrix_is_the_feature_by_feature_matrix(file, items):
     data = _dataset(file, items)
     by_block = Binarizer(data.features).transform(data.table)
@@ -90,6 +90,22 @@ def test_the_block_matrix_is_the_feature_by_feature_matrix(file, items):
     assert np.array_equal(data.X, by_feature)
     for j in (0, len(data.features) // 2, len(data.features) - 1):
         assert np.array_equal(data.column(j), by_feature[:, j])
+
+
+def test_binary_columns_between_categories_are_compared_together_and_land_in_their_places():
+    """A block of binary features split by category features (compared with 1 in one
+    operation, ``Binarizer.transform``) is the matrix of its features one by one."""
+    data = odt.compile('data { target y\n categorical c }\nmodel tree(depth <= 2)',
+                       data={"a": [0, 1, 1, 0], "c": ["x", "y", "x", "z"], "b": [1, 1, 0, 0],
+                             "d": [0, 0, 1, 1], "y": [0, 1, 0, 1]}).dataset
+    kinds = [f.kind for f in data.features]
+    assert "binary" in kinds and "category" in kinds
+    features = tuple(data.features)
+    mixed = (features[-1],) + features[:-1] + (features[0],)  # binary features on both sides of the categories
+    by_block = Binarizer(mixed).transform(data.table)
+    by_feature = np.column_stack([Binarizer((f,)).transform(data.table)[:, 0] for f in mixed])
+    assert np.array_equal(by_block, by_feature)
+    assert by_feature[:, [i for i, f in enumerate(mixed) if f.kind == "binary"]].any()
 
 
 @pytest.mark.parametrize("file, items", [("banknote.csv", ""), ("hepatitis.csv", 'missing "?" (learn)'),

@@ -32,6 +32,9 @@ def binarize(X: np.ndarray, dims: tuple[SplitDim, ...]) -> Candidates:
     >>> c.dim.tolist(), c.threshold.tolist()
     ([0, 1, 1], [0.5, 1.5, 2.5])
     """
+    if not any(d.ordered for d in dims):  # 0/1 dimensions only: one comparison
+        p = len(dims)
+        return Candidates(np.ascontiguousarray(X > 0.5), np.arange(p, dtype=np.int64), np.full(p, 0.5))
     cols: list[np.ndarray] = []
     dim: list[int] = []
     thr: list[float] = []

@@ -163,7 +163,10 @@ def _bounded(problem: TreeSearch, cand, ingr, start: float, deadline: float | No
     if best is not None:
         k = min(cap, (1 << best.depth) - 1)
         raw = search.decode_best(rows, best.depth, k, state0)
-        tree, errors = _tree(raw, cand), exact(_errors(raw, search, rows))
+        # errors alone with integral weights: the value is the tree's errors, an exact float sum
+        # (the result is verified against the program either way, ``Program._result``)
+        counted = best.payload if integral and c == 0 else _errors(raw, search, rows)
+        tree, errors = _tree(raw, cand), exact(counted)
     stats = {"subproblems": search.calls, "cache": len(search.cache) + len(search.recs),
              "candidates": int(cand.B.shape[1]), "pruned": search.pruned,
              "depth_two_in_three": search.depth_two_solves}

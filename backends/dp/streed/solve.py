@@ -99,17 +99,19 @@ class Search:
         #: the compiled regression kernel's columns: complemented where true on most rows (``_squared_two_compiled``)
         self.flip = B.sum(axis=0) * 2 > B.shape[0] if self.paired_task else np.zeros(B.shape[1], dtype=bool)
         self.Bq = np.ascontiguousarray(B ^ self.flip, dtype=np.bool_) if self.paired_task else B
+        lo, hi = (float(self.w.min()), float(self.w.max())) if self.w.size else (1.0, 1.0)
         #: every row of weight one (the compiled regression kernel counts rows by their weights)
-        self.unit_rows = bool(np.all(self.w == 1.0))
-        self.by_difference = self.paired_task and getattr(task, "KERNEL_TWO", "") == "squared" \
-            and bool(np.all(self.w == np.round(self.w))) and self.w.sum() < 2.0**50
+        self.unit_rows = lo == hi == 1.0
+        integral = self.unit_rows or bool(np.all(self.w == np.round(self.w)))
+        small = lo >= 0 and hi * self.w.size < 2.0**50  # its sums stay exact in float64
+        self.by_difference = self.paired_task and getattr(task, "KERNEL_TWO", "") == "squared" and integral \
+            and (small or self.w.sum() < 2.0**50)
         #: two sets of pair frequencies kept between depth-two subproblems and moved to the next
         #: one by its difference in rows (exact only with integral weights)
         self._slots: list[list] = []
         self._last_slot: list | None = None
         self._csr: tuple | None = None
-        self.incremental = self.compiled_task and bool(np.all(self.w == np.round(self.w))) \
-            and self.w.sum() < 2.0**50
+        self.incremental = self.compiled_task and integral and (small or self.w.sum() < 2.0**50)
         #: every row of class k of one integral weight ``class_weight[k]`` (1 without weights; a cost
         #: matrix's class weights, issue 26): the depth-two frequencies by bitsets
         #: (``kernels.bit_frequencies``, scaled per class) and the compiled depth three
@@ -527,6 +529,8 @@ def _class_weights(y: np.ndarray, w: np.ndarray, K: int) -> np.ndarray | None:
     """Each class's one weight when every row of the class has it and it is integral
     (rows of weight one: ones), else None."""
     cw = np.ones(K)
+    if w.size and w.min() == w.max():  # one weight for every row (the common case): no pass per class
+        return cw * w[0] if w[0] == round(w[0]) and w[0] > 0 and float(w[0]) * w.size < 2.0**50 else None
     for k in range(K):
         wk = w[y == k]
         if wk.size:
