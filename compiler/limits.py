@@ -278,7 +278,8 @@ def _on_signal(signum: int, frame) -> None:
 
 def _unsafe(frame) -> bool:
     """True when raising into ``frame`` would break the process, so the stop waits a few
-    milliseconds (``_retry``): the scopes' own bookkeeping (``_DEFER_IN``); an import (a
+    milliseconds (``_retry``): the scopes' own bookkeeping (``_DEFER_IN``); code whose
+    exceptions the interpreter drops (``_swallowing``: a gc callback, ``__del__``); an import (a
     lazily loaded solver library or numba kernel half-executed would stay broken in
     ``sys.modules``); numba's own Python code. Numba runs Python while it returns a
     compiled kernel's result (boxing each array calls ``numba.core.serialize``) and does
@@ -290,14 +291,28 @@ def _unsafe(frame) -> bool:
         return True
     numba = sys.modules.get("numba")
     where = os.path.dirname(getattr(numba, "__file__", None) or "") or None
+    swallowing = _swallowing()
     while frame is not None:
-        name = frame.f_code.co_filename
+        code = frame.f_code
+        name = code.co_filename
         if name.startswith("<frozen importlib._bootstrap"):
             return True
         if where is not None and name.startswith(where + os.sep):
             return True
+        if code in swallowing or code.co_name == "__del__" or name == weakref.__file__:
+            return True
         frame = frame.f_back
     return False
+
+
+def _swallowing() -> set:
+    """The code of the functions the interpreter calls from C and whose exceptions it
+    prints and drops ("Exception ignored in ..."): the garbage collector's callbacks. A
+    stop raised inside one of them (or in a ``__del__``, or a ``weakref`` finaliser) would
+    be lost, and the solve would run on to its hard deadline; it waits until they return."""
+    import gc
+
+    return {getattr(cb, "__code__", None) for cb in gc.callbacks} - {None}
 
 
 def _retry() -> None:

@@ -140,6 +140,32 @@ def test_python_code_past_its_hard_deadline_is_stopped():
 
 
 
+def test_a_stop_that_lands_in_a_gc_callback_is_not_lost():
+    """The interpreter drops an exception raised in a garbage-collector callback (a
+    library's, e.g. hypothesis's timer): the hard deadline's stop (here at 0.3 + 0.203 s)
+    waits until the callback returns and lands in the code that runs next. Lost, the
+    Python code below ran on without any stop."""
+    import gc
+
+    def slow(phase: str, info: dict) -> None:  # spans the hard deadline
+        if phase == "start" and 0.4 < time.perf_counter() - started < 0.7:
+            while time.perf_counter() - started < 0.7:
+                sum(range(100))
+
+    started = time.perf_counter()
+    gc.callbacks.append(slow)
+    try:
+        with pytest.raises(limits.Stopped):
+            with limits.time_limit(0.3):
+                while time.perf_counter() - started < 1.5:  # no cooperative check
+                    gc.collect(0)
+                    sum(range(1000))
+                raise AssertionError("the stop was lost in the gc callback")
+    finally:
+        gc.callbacks.remove(slow)
+    assert 0.69 < time.perf_counter() - started < 1.0  # just after the callback returned
+
+
 def test_a_deadline_inside_an_import_waits_for_the_import_to_finish(tmp_path, monkeypatch):
     """A lazily imported library (numba, a solver) is never left half-initialised in
     sys.modules: the stop lands just after the import, and the module works afterwards."""
