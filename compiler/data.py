@@ -115,7 +115,8 @@ def _numbers(table: "RawTable", column: str, cache: dict[str, np.ndarray]) -> np
 
 
 def _feature_column(table: "RawTable", feat: Feature, numeric_cache: dict[str, np.ndarray]) -> np.ndarray:
-    """The 0/1 column of one feature on ``table``."""
+    """The 0/1 column of one oblique, category or threshold feature on ``table`` (binary
+    features are compared with 1 together, ``Binarizer.transform``)."""
     if feat.kind == "oblique":
         total = np.zeros(table.n_rows)
         for col, cat, coef in feat.terms:
@@ -131,8 +132,7 @@ def _feature_column(table: "RawTable", feat: Feature, numeric_cache: dict[str, n
             numeric_cache[key] = numbers_or_missing(table, feat.column, rule[1])
         values = numeric_cache[key]
         return (values <= feat.threshold) | (np.isnan(values) & rule[0])
-    values = _numbers(table, feat.column, numeric_cache)
-    return values == 1 if feat.kind == "binary" else values <= feat.threshold
+    return _numbers(table, feat.column, numeric_cache) <= feat.threshold
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,7 @@ Invariants:
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import select
 import signal
@@ -310,8 +311,6 @@ def _swallowing() -> set:
     prints and drops ("Exception ignored in ..."): the garbage collector's callbacks. A
     stop raised inside one of them (or in a ``__del__``, or a ``weakref`` finaliser) would
     be lost, and the solve would run on to its hard deadline; it waits until they return."""
-    import gc
-
     return {getattr(cb, "__code__", None) for cb in gc.callbacks} - {None}
 
 

@@ -127,62 +127,35 @@ def _reweigh_integral(K: int, amounts: Sequence[Fraction | int], labels: Sequenc
     = n_a / d_a`` (``d_a`` divides ``g_a``) is computed in integers. None where the
     scaled weights would not stay exact (``reweigh``'s float weights then)."""
     yi = np.asarray(y, dtype=np.int64)
-    if w.size and w.min() == w.max():  # one weight w0 for every row (the common case): per class at once
-        return _reweigh_uniform(K, amounts, labels, yi, int(w[0]))
-    wi = w.astype(np.int64)
+    uniform = bool(w.size) and w.min() == w.max()
+    if uniform:  # one weight w0 for every row (the common case): no pass per class
+        present = np.bincount(yi, minlength=K)[:K] > 0
+        gcds = [int(w[0]) if present[a] else 0 for a in range(K)]
+        tops = gcds
+    else:
+        wi = w.astype(np.int64)
+        gcds, tops = [], []
+        for a in range(K):
+            sel = wi[yi == a]
+            sel = sel[sel > 0]
+            gcds.append(int(np.gcd.reduce(sel)) if sel.size else 0)
+            tops.append(int(sel.max()) if sel.size else 0)
     scale = 1
-    mults: list[Fraction] = []
-    tops: list[int] = []
+    mults: list[Fraction | int] = []  # whole amounts stay ints (exact, and without Fraction's overhead)
     for a in range(K):
-        sel = wi[yi == a]
-        sel = sel[sel > 0]
-        amount = Fraction(amounts[a]) if a < len(amounts) else Fraction(0)
-        if not sel.size:
-            mults.append(Fraction(0))
-            tops.append(0)
-            continue
-        g = int(np.gcd.reduce(sel))
+        amount = amounts[a] if a < len(amounts) and tops[a] else 0
         q = amount.denominator
-        need = q // math.gcd(q, g)
+        need = q // math.gcd(q, gcds[a])
         scale = scale * need // math.gcd(scale, need)
         mults.append(amount)
-        tops.append(int(sel.max()))
-    top = max((m * t for m, t in zip(mults, tops)), default=Fraction(0))
+    top = max((m * t for m, t in zip(mults, tops)), default=0)
     if top * scale * max(len(y), 1) >= _EXACT:
         return None
-    new_w = np.zeros(len(wi), dtype=np.int64)
-    for a in range(K):
-        if not tops[a]:
-            continue
-        m = mults[a] * scale  # n_a / d_a
-        rows = yi == a
-        new_w[rows] = (wi[rows] // m.denominator) * m.numerator
+    scaled = [m * scale for m in mults]  # n_a / d_a
+    num = np.array([m.numerator for m in scaled], dtype=np.int64)
+    den = np.array([m.denominator for m in scaled], dtype=np.int64)
+    new_w = ((int(w[0]) // den) * num)[yi] if uniform else (wi // den[yi]) * num[yi]
     return np.array(labels, dtype=y.dtype)[y], new_w.astype(np.float64), Fraction(1, scale)
-
-
-def _reweigh_uniform(K: int, amounts: Sequence[Fraction | int], labels: Sequence[int], y: np.ndarray,
-                     w0: int) -> tuple[np.ndarray, np.ndarray, Fraction] | None:
-    """``_reweigh_integral`` when every row weighs ``w0``: ``g_a = w0`` for each class with rows."""
-    present = np.bincount(y, minlength=K)[:K] > 0
-    if all(a >= len(amounts) or isinstance(amounts[a], int) or amounts[a].denominator == 1 for a in range(K)):
-        whole = [int(amounts[a]) * w0 if a < len(amounts) and present[a] else 0 for a in range(K)]
-        if max(whole, default=0) * max(len(y), 1) >= _EXACT:
-            return None
-        return np.array(labels, dtype=y.dtype)[y], np.array(whole, dtype=np.float64)[y], Fraction(1)
-    scale = 1
-    mults = [Fraction(amounts[a]) if a < len(amounts) and present[a] else Fraction(0) for a in range(K)]
-    for a in range(K):
-        if present[a]:
-            q = mults[a].denominator
-            need = q // math.gcd(q, w0)
-            scale = scale * need // math.gcd(scale, need)
-    if max(mults, default=Fraction(0)) * w0 * scale * max(len(y), 1) >= _EXACT:
-        return None
-    per = []
-    for a in range(K):
-        m = mults[a] * scale  # n_a / d_a
-        per.append(float((w0 // m.denominator) * m.numerator) if present[a] else 0.0)
-    return np.array(labels, dtype=y.dtype)[y], np.array(per)[y], Fraction(1, scale)
 
 
 def with_weights(search: "TreeSearch", amounts: Sequence[Fraction], note: str) -> "TreeSearch":
