@@ -27,14 +27,20 @@ from odt.compiler import limits
 ANSWER_WITHIN = 0.5  # seconds a worker has to answer once asked to stop
 
 
-def start_worker() -> None:
+def start_worker(parent: int) -> None:
     """A worker's first act, in a ``Team`` and in the BDD search's pool: the terminal's
     Ctrl-C (sent to the whole process group) is the parent's to handle, SIGTERM
     (``Pool.terminate``) ends the worker at once, and the worker ends with its parent,
-    whatever ends the parent (Linux)."""
+    whatever ends the parent (Linux).
+
+    ``parent`` is the pid the parent read before forking. ``PR_SET_PDEATHSIG`` only covers a
+    death after the call: a parent killed between the fork and it (the worker may still be
+    importing ``ctypes``) leaves the worker adopted by init, and such an orphan would wait
+    on its task queue forever, holding whatever pipes it inherited (a caller reading the
+    parent's output then never sees it end). The pid compared after the call is the
+    parent's own, not one read in the child, which could already be init's."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    parent = os.getppid()
     try:
         import ctypes
 
@@ -70,7 +76,8 @@ class Team:
         self.procs: list[Any] = []
         for part in range(n):
             here, there = ctx.Pipe()
-            proc = ctx.Process(target=_loop, args=(there, part, serve, self.stop_flag), daemon=True)
+            proc = ctx.Process(target=_loop, args=(there, part, serve, self.stop_flag, os.getpid()),
+                               daemon=True)
             proc.start()
             there.close()
             self.conns.append(here)
@@ -130,8 +137,8 @@ class Team:
         self.close()
 
 
-def _loop(conn, part: int, serve: Callable[[int, Any], Any], stop_flag) -> None:
-    start_worker()
+def _loop(conn, part: int, serve: Callable[[int, Any], Any], stop_flag, parent: int) -> None:
+    start_worker(parent)
     global _STOP
     _STOP = stop_flag
     while True:

@@ -22,6 +22,7 @@ unfinished (its stage-1 bound). The pool is terminated and joined on every way o
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import time
 from typing import Any, Callable, NamedTuple
 
@@ -89,7 +90,7 @@ def run_parts(search: Any, parts: int, tick: Callable[[], None] | None = None,
     ctx = mp.get_context("fork")
     _SEARCH, _COLLECT, _STOP = search, collect, ctx.RawValue("b", 0)
     try:
-        with ctx.Pool(parts, initializer=start_worker) as pool:
+        with ctx.Pool(parts, initializer=start_worker, initargs=(os.getpid(),)) as pool:
             answers = [pool.apply_async(_worker, ((i, parts),)) for i in range(parts)]
             give_up: float | None = None
             ticked = time.time()

@@ -88,9 +88,39 @@ def _alive(pid: int) -> bool:
     return "Z" not in state.split()[1]
 
 
+_STARTED: list[subprocess.Popen] = []
+
+
+@pytest.fixture(autouse=True)
+def _no_process_outlives_its_test():
+    """Each solve runs in a session of its own; whatever of it is left when a test ends
+    (pass or fail) is killed, so a worker that outlived its parent fails one test instead of
+    holding a pipe the run reads forever."""
+    yield
+    while _STARTED:
+        proc = _STARTED.pop()
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        proc.wait(timeout=30)
+
+
 def _start(args: list[str]) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", DRIVER, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen([sys.executable, "-c", DRIVER, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    _STARTED.append(proc)
+    return proc
+
+
+def _finish(proc: subprocess.Popen, seconds: float = 180.0) -> tuple[str, str]:
+    """The output of ``proc``, which has ended or is ending; read for at most ``seconds``:
+    the pipes stay open while any process that inherited them lives, a worker included."""
+    try:
+        return proc.communicate(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f"the solve's pipes were still open {seconds:.0f} s on (exit {proc.poll()}): "
+                             f"a process it forked outlived it") from None
 
 
 def _wait_for_workers(proc: subprocess.Popen, seconds: float = 120.0) -> set[int]:
@@ -112,9 +142,11 @@ def _gone(pids: set[int], seconds: float = 5.0) -> set[int]:
 
 
 def _watch_workers(proc: subprocess.Popen) -> set[int]:
-    """Every worker ``proc`` forks until it ends."""
+    """Every worker ``proc`` forks until it ends (within 5 minutes)."""
     seen: set[int] = set()
+    end = time.monotonic() + 300
     while proc.poll() is None:
+        assert time.monotonic() < end, "the solve did not end within 5 minutes"
         seen |= _children(proc.pid)
         time.sleep(0.01)
     return seen
@@ -124,7 +156,7 @@ def test_a_finished_solve_is_optimal_and_leaves_no_worker(tmp_path):
     prog = _program(tmp_path, MOUSE, "model bdd(depth = 3)\nminimize errors\n")
     proc = _start(["solve", str(prog), "--json", "--quiet"])
     seen = _watch_workers(proc)
-    out, err = proc.communicate()
+    out, err = _finish(proc)
     assert proc.returncode == 0, err
     assert json.loads(out)["status"] == "optimal"  # the workers' ends did not stop it
     assert seen, "the solve forked no worker"
@@ -139,7 +171,7 @@ def test_a_signal_stops_the_workers_and_keeps_the_incumbent(tmp_path, sig, code)
     kids = _wait_for_workers(proc)
     started = time.monotonic()
     proc.send_signal(sig)
-    out, err = proc.communicate(timeout=60)
+    out, err = _finish(proc, 60)
     took = time.monotonic() - started
     assert proc.returncode == code, err
     result = json.loads(out)
@@ -154,7 +186,7 @@ def test_a_time_limit_in_stage_two_leaves_no_worker(tmp_path):  # short of the e
     prog = _program(tmp_path, PIMA, "model bdd(depth = 4)\nminimize errors\n")
     proc = _start(["solve", str(prog), "--time-limit", "25", "--json", "--quiet"])
     seen = _watch_workers(proc)
-    out, err = proc.communicate()
+    out, err = _finish(proc)
     assert proc.returncode == 0, err
     assert json.loads(out)["status"] in ("optimal", "feasible")
     assert seen and not _gone(seen)
@@ -162,11 +194,13 @@ def test_a_time_limit_in_stage_two_leaves_no_worker(tmp_path):  # short of the e
 
 def test_an_exception_in_the_parent_ends_the_workers(tmp_path):
     prog = _program(tmp_path, PIMA, "model bdd(depth = 4)\nminimize errors\n")
-    run = subprocess.run([sys.executable, "-c", RAISER, str(prog)], capture_output=True, text=True,
-                         timeout=180)
-    lines = run.stdout.splitlines()
-    assert run.returncode == 0, run.stderr
-    assert "raised: a progress callback failed" in lines, run.stdout
+    proc = subprocess.Popen([sys.executable, "-c", RAISER, str(prog)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    _STARTED.append(proc)
+    out, err = _finish(proc)
+    lines = out.splitlines()
+    assert proc.returncode == 0, err
+    assert "raised: a progress callback failed" in lines, out
     kids = {int(p) for p in lines[0].split()}
     assert lines[-1].split() == ["left:"]  # no child of the still-running parent
     assert not _gone(kids)
@@ -177,5 +211,5 @@ def test_workers_die_with_a_killed_parent(tmp_path):
     proc = _start(["solve", str(prog), "--time-limit", "120", "--quiet"])
     kids = _wait_for_workers(proc)
     proc.kill()
-    proc.communicate()
+    _finish(proc, 60)
     assert not _gone(kids)
