@@ -86,11 +86,11 @@ class _Deep:
                 found((cost, tree))
                 c, _ = improve(tree, cost, S.X, S.y, S.w, self.depth, until,
                                lambda tasks: [resolve(S, *task) for task in tasks], found, 1, self.stats)
-                got = lds.exact_share(self.root, self.depth, min(ub, c - S.d_strict), part, 2)
+                got = lds.exact_share(self.root, self.depth, min(ub, c - S.d_strict), part, 2, found)
                 if got is not None:
                     found(got)
             else:
-                got = lds.exact_share(self.root, self.depth, arg, part, 2)
+                got = lds.exact_share(self.root, self.depth, arg, part, 2, found)
                 if got is not None:
                     found(got)
         except _Timeout:
@@ -229,7 +229,7 @@ class _Serial:
         return True
 
     def exact(self, ub: float, offer: Callable) -> bool:
-        offer(self.search.exact_share(self.root, self.depth, ub, 0, 1))
+        offer(self.search.exact_share(self.root, self.depth, ub, 0, 1, offer))
         return True
 
     def refine(self, tasks: list) -> list:

@@ -91,23 +91,31 @@ class _Lds:
             self.memo[key] = best
         return best
 
-    def exact_share(self, root: _Node, depth: int, ub: float, part: int, parts: int) -> Optional[tuple[float, DPNode]]:
+    def exact_share(self, root: _Node, depth: int, ub: float, part: int, parts: int,
+                    found: Optional[Callable[[tuple[float, DPNode]], None]] = None) -> Optional[tuple[float, DPNode]]:
         """Alg. 1 at the root over a share of its features, looking for a tree of cost <=
         ``ub`` (inclusive); the best found, or None when there is none. The share: with a
         ``ticket`` (a counter shared by forked workers, reset by the parent before each
         call), the next feature of the root's order that no worker has taken yet, until none
         is left, so a worker whose features prove quickly takes more of them; without one,
         the features f = ``part`` modulo ``parts``. Between features, a better cost another
-        worker found (``shared``) tightens the bound while this share has no tree."""
+        worker found (``shared``) tightens the bound while this share has no tree.
+        ``found((cost, tree))``: each better tree as it is found (``_Solver.root_found``),
+        so a search stopped before its end (a time limit, a signal) still hands on what it
+        found."""
         S = self.S
         inc = _Incumbent(ub, S.d_strict, S.d_tie)
         order = list(S.feature_order(root))
-        for f in self._dealt(order) if self.ticket is not None and parts > 1 else \
-                (f for f in order if f % parts == part):
-            S.check_time()
-            if self.shared is not None and inc.tree is None:  # a better tree another worker found
-                inc.outer = min(inc.outer, self.shared.value - S.d_strict)
-            S.branch(root, depth, f, inc, 0, 0.0)
+        S.root_found = found
+        try:
+            for f in self._dealt(order) if self.ticket is not None and parts > 1 else \
+                    (f for f in order if f % parts == part):
+                S.check_time()
+                if self.shared is not None and inc.tree is None:  # a better tree another worker found
+                    inc.outer = min(inc.outer, self.shared.value - S.d_strict)
+                S.branch(root, depth, f, inc, 0, 0.0)
+        finally:
+            S.root_found = None
         return None if inc.tree is None else (inc.cost, inc.tree)
 
     def _dealt(self, order: list[int]) -> Iterator[int]:

@@ -206,6 +206,9 @@ class _Solver(DepthThree, DepthTwo, MinLeaf):
         self.root_branch: Optional[tuple] = None  # (Q, thL, thR, V) of the root feature
         self.root_current: Optional[tuple[int, int]] = None
         self.root: Optional[_Node] = None
+        #: called with (cost, tree) on each better tree of the root's Alg. 1 (``report_root``): the
+        #: deep search's complete phase hands its incumbent on as found, so a stop keeps it
+        self.root_found: Optional[Callable[[tuple[float, DPNode]], None]] = None
 
     # ---------------------------------------------------------------- bookkeeping
 
@@ -633,6 +636,8 @@ class _Solver(DepthThree, DepthTwo, MinLeaf):
         return max(0.0, lb)
 
     def report_root(self, inc: "_Incumbent") -> None:
+        if self.root_found is not None and inc.tree is not None:
+            self.root_found((inc.cost, inc.tree))
         if inc.cost < self.root_cost:
             self.root_cost = inc.cost
             self.root_tree = inc.tree
