@@ -212,3 +212,7 @@ class CheckedProgram:
     model_span: Span
     #: a regression program's target per data row (float64); None for classification
     target: np.ndarray | None = field(default=None, compare=False)
+    #: verdicts derived from this program alone, kept once computed (which backends the
+    #: support table lets take it); not an argument, so ``dataclasses.replace`` starts a
+    #: copy with none
+    memo: dict = field(default_factory=dict, init=False, compare=False, repr=False)

@@ -53,6 +53,13 @@ def uses(program: CheckedProgram) -> list[Use]:
         + list(_solve_uses(program))
 
 
+def construct_uses(program: CheckedProgram) -> list[Use]:
+    """The constructs of ``program`` whatever its solve directive asks (the uses of the
+    program with ``solve auto`` and no options): what a search lowering reads."""
+    return list(_skeleton_uses(program, directive=False)) + list(_objective_uses(program)) \
+        + list(_constraint_uses(program))
+
+
 def _quote(span: Span | None, fallback: str) -> str:
     return span.quote() if span is not None and span.source is not None else fallback
 
@@ -64,7 +71,7 @@ def needs_structure(program: CheckedProgram) -> bool:
         "features_used" in level.kinds() for level in program.objective.levels)
 
 
-def _skeleton_uses(p: CheckedProgram) -> Iterator[Use]:
+def _skeleton_uses(p: CheckedProgram, directive: bool = True) -> Iterator[Use]:
     sk = p.skeleton
     text = _quote(p.model_span, "model")
     if isinstance(sk, TreeSkeleton):
@@ -79,7 +86,7 @@ def _skeleton_uses(p: CheckedProgram) -> Iterator[Use]:
         yield Use("S3", sk.span, text)
     if p.splits == "multivariate":
         yield Use("S6", p.model_span, "splits multivariate")
-        if p.solve.options.get("encoding") == "paths":
+        if directive and p.solve.options.get("encoding") == "paths":
             yield Use("S6p", p.solve.span or p.model_span, _quote(p.solve.span, "encoding = \"paths\""))
         if needs_structure(p):
             first = next((c for c in p.constraints if is_structural(c)), None)

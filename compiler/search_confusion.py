@@ -158,14 +158,16 @@ def _reweigh_integral(K: int, amounts: Sequence[Fraction | int], labels: Sequenc
     return np.array(labels, dtype=y.dtype)[y], new_w.astype(np.float64), Fraction(1, scale)
 
 
-def with_weights(search: "TreeSearch", amounts: Sequence[Fraction], note: str) -> "TreeSearch":
+def with_weights(search: "TreeSearch", amounts: Sequence[Fraction | int], note: str,
+                 unit: Fraction = Fraction(1)) -> "TreeSearch":
     """``search`` (two classes, its rows' true classes and weights in ``confusion``) as
-    the misclassification of rows of class ``a`` weighted ``w * amounts[a]``: one level,
-    the weighted errors themselves (F1's Dinkelbach steps, ``backends/dp/f1.py``)."""
+    the misclassification of rows of class ``a`` weighted ``w * amounts[a] * unit``: one
+    level, the weighted errors themselves (F1's Dinkelbach steps, ``backends/dp/f1.py``,
+    give whole ``amounts`` and their common denominator as ``unit``)."""
     from .search import Level
 
     assert search.confusion is not None
     y, w = search.confusion.y, search.confusion.weights
     new_y, new_w, factor = reweigh(search, amounts, range(search.n_classes), y, w)
-    return dataclasses.replace(search, y=new_y, weights=new_w, levels=(Level(errors=factor),),
+    return dataclasses.replace(search, y=new_y, weights=new_w, levels=(Level(errors=factor * unit),),
                                confusion=Confusion(y, w, note=note))

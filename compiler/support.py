@@ -17,12 +17,11 @@ a time limit) are detected where they happen and reported through it too.
 """
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from .checked import CheckedProgram, SolveRequest
-from .constructs import Use, skeleton_name, uses
+from .checked import CheckedProgram
+from .constructs import Use, construct_uses, skeleton_name, uses
 from .errors import UnsupportedConstruct
 from .source import Span
 
@@ -305,12 +304,25 @@ def _named(row: Construct, u: Use) -> str:
     return f"{row.title} ('{u.text}'{_line(u.span)})"
 
 
-def refusal(program: CheckedProgram, backend: str) -> UnsupportedConstruct | None:
+def refusal(program: CheckedProgram, backend: str, directive: bool = True) -> UnsupportedConstruct | None:
     """The first construct of ``program`` that ``backend`` does not take on its skeleton,
     as the error to raise (naming the construct, the reason and the backends that take
-    it), or None."""
+    it), or None; ``directive=False``: its constructs alone, whatever its solve directive
+    asks. That a backend takes a program is kept (``CheckedProgram.memo``): a solve asks
+    before it routes, and the search lowering asks again; a refusal is made anew each
+    time (an exception raised twice would carry both tracebacks)."""
+    memo = program.memo
+    if memo.get(("takes", backend, directive)) or not directive and memo.get(("takes", backend, True)):
+        return None  # (the constructs alone are a part of what the directive's verdict took)
+    refused = _refusal(program, backend, directive)
+    if refused is None:
+        memo[("takes", backend, directive)] = True
+    return refused
+
+
+def _refusal(program: CheckedProgram, backend: str, directive: bool) -> UnsupportedConstruct | None:
     skeleton = skeleton_name(program)
-    for u in uses(program):
+    for u in (uses(program) if directive else construct_uses(program)):
         row = BY_KEY[u.key]
         reason = row.reason(skeleton, backend)
         if reason is None:
@@ -325,9 +337,7 @@ def refusal(program: CheckedProgram, backend: str) -> UnsupportedConstruct | Non
 def takes(program: CheckedProgram, backend: str, directive: bool = True) -> bool:
     """Whether ``backend`` takes ``program`` (``directive=False``: its constructs alone,
     whatever its solve directive asks, e.g. to build dp's search IR for a warm start)."""
-    if not directive:
-        program = dataclasses.replace(program, solve=SolveRequest("auto", {}, None, None))
-    return refusal(program, backend) is None
+    return refusal(program, backend, directive) is None
 
 
 def _nowhere(u: Use, skeleton: str, reason: str) -> UnsupportedConstruct:

@@ -396,12 +396,13 @@ class Program:
                                                              low.model)[0])
         elif res.errors is not None:  # a program backend reports its training errors
             solver_errors = float(res.errors)
-        else:  # a warm-start tree: the value claimed for it is its re-evaluated value
-            assert tree is not None
-            solver_errors = evaluate(self.checked, tree).train_errors
+        else:  # a warm-start tree, or dp's on reweighted rows: its errors are the re-evaluated ones
+            solver_errors = None
         assert tree is not None
         tree = _with_seen(tree, self.checked)
         ev = evaluate(self.checked, tree)
+        if solver_errors is None:
+            solver_errors = ev.train_errors
         claimed = [float(v) for v in res.objective or ()]
         tol = _tolerance(self.checked, [*ev.objective, *claimed, ev.train_errors, solver_errors])
         if res.status is Status.OPTIMAL:

@@ -1,18 +1,14 @@
-"""The training errors of a dp tree under a confusion objective (issue 26).
+"""An engine tree's predictions under a confusion objective (issue 26).
 
 A cost matrix reweights (and may relabel) the rows the engines see
-(``compiler/lower_confusion.py``), so the engines' "errors" are the objective; the
-training errors every backend reports are counted here, on the rows' true classes and
-weights (``TreeSearch.confusion``), from the engine's tree (``anytime``'s format).
+(``compiler/lower_confusion.py``), so the engines' "errors" are the objective, not the
+training errors; F1's Dinkelbach steps (``f1.py``) count each step's tree's confusion on
+the rows' true classes (``TreeSearch.confusion``) from these predictions. The training
+errors a solve reports are the program's re-evaluation of the decoded tree.
 """
 from __future__ import annotations
 
-from fractions import Fraction
-
 import numpy as np
-
-from odt.compiler.search import TreeSearch
-from odt.compiler.search_confusion import weight_sum
 
 
 def predict(raw: tuple, X: np.ndarray) -> np.ndarray:
@@ -31,9 +27,3 @@ def predict(raw: tuple, X: np.ndarray) -> np.ndarray:
         stack.append((right, rows[~go_left]))
     return out
 
-
-def true_errors(raw: tuple, problem: TreeSearch) -> Fraction:
-    """The weighted errors of ``raw`` on the rows' true classes and weights."""
-    assert problem.confusion is not None
-    wrong = predict(raw, problem.X) != problem.confusion.y
-    return weight_sum(problem.confusion.weights[wrong])

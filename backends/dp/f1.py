@@ -60,10 +60,12 @@ def dinkelbach(problem: TreeSearch, time_limit: float | None,
     start = time.perf_counter()
     y, w = problem.confusion.y, problem.confusion.weights
     pos = problem.confusion.positive
-    P = _total(w[y == pos])
     ints = integral(w)
+    P = Fraction(int(w[y == pos].sum())) if ints else _total(w[y == pos])
     leaf: tuple = ("leaf", pos)
-    best_tree, best = leaf, _f1(*_counts(leaf, problem, ints))  # every row predicted positive: F1 > 0 when P > 0
+    # every row predicted positive (F1 > 0 when P > 0): tp = P, fp = the other rows, fn = 0
+    counts = (P, (Fraction(int(w.sum())) if ints else _total(w)) - P, Fraction(0))
+    best_tree, best = leaf, _f1(*counts)
     bound = Fraction(1)
     steps = 0
     status = "optimal"
@@ -74,15 +76,19 @@ def dinkelbach(problem: TreeSearch, time_limit: float | None,
             status = "feasible"
             break
         lam = best
-        amounts = [lam, 2 - lam] if pos == 1 else [2 - lam, lam]  # [class 0, class 1]: fp x lam, fn x (2 - lam)
-        step = with_weights(problem, amounts, f"F1 step {steps + 1}: fp x {lam}, fn x {2 - lam}")
+        # [class 0, class 1]: fp x lam, fn x (2 - lam), as the whole amounts p and 2q - p (lam = p / q)
+        # in units of 1 / q: the reweighing stays in integers
+        p, q = lam.numerator, lam.denominator
+        amounts = [p, 2 * q - p] if pos == 1 else [2 * q - p, p]
+        step = with_weights(problem, amounts, f"F1 step {steps + 1}: fp x {lam}, fn x {2 - lam}", Fraction(1, q))
         res = solve(step, left)
         steps += 1
         last = res
         if res.tree is None:  # stopped before any tree: the last bound stands
             status = "feasible"
             break
-        f1 = _f1(*_counts(res.tree, problem, ints))
+        step_counts = _counts(res.tree, problem, ints)
+        f1 = _f1(*step_counts)
         if res.status == "optimal":
             # max_T N - lam D = (2 - 2 lam) P - cost*, and F1(T) <= lam + that / D(T) <= lam + that / P
             gain = (2 - 2 * lam) * P - Fraction(res.levels[0])
@@ -91,7 +97,7 @@ def dinkelbach(problem: TreeSearch, time_limit: float | None,
             gain = (2 - 2 * lam) * P - Fraction(res.lower_bound)
             bound = min(bound, lam + max(gain, Fraction(0)) / P)
         if f1 > best:
-            best_tree, best = res.tree, f1
+            best_tree, best, counts = res.tree, f1, step_counts
             if report is not None:
                 report(time.perf_counter() - start, -best, -bound)
         if res.status != "optimal":
@@ -104,7 +110,7 @@ def dinkelbach(problem: TreeSearch, time_limit: float | None,
         bound = Fraction(0)
     if status == "optimal":
         bound = best
-    errors = _total(w[predict(best_tree, problem.X) != y])
+    errors = counts[1] + counts[2]  # fp + fn of the best tree: its training errors (two classes)
     stats = {"dinkelbach_steps": steps, "last": last.stats if last is not None else {}}
     return EngineResult(best_tree, errors, _size(best_tree), (-best,), -bound, status, stats)
 

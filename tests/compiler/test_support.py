@@ -196,3 +196,23 @@ def test_every_refusal_is_built_by_the_one_function_of_the_support_module():
             if "UnsupportedConstruct(" in path.read_text():
                 makers.append(rel)
     assert makers == []
+
+
+@pytest.mark.parametrize("text, key", PROGRAMS, ids=[f"{k}-{i}" for i, (_, k) in enumerate(PROGRAMS)])
+def test_a_kept_verdict_is_the_verdict_made_anew(text, key):
+    """What the table decides is kept per program and backend: asked again, with or
+    without the solve directive, the answer is the one a fresh program gets, and a copy
+    of the program with another directive is decided anew."""
+    from odt.compiler.checked import SolveRequest
+
+    fresh = lambda: odt.compile(HEAD + text, data=DATA).checked  # noqa: E731
+    c = fresh()
+    for backend in support.BACKENDS:
+        first = support.refusal(c, backend)
+        again = support.refusal(c, backend)
+        assert (first is None) == (again is None) == (support.refusal(fresh(), backend) is None)
+        if first is not None:
+            assert again is not first and again.render() == first.render()  # a refusal is made anew
+        assert support.takes(c, backend, directive=False) == support.takes(fresh(), backend, directive=False)
+    lns = dataclasses.replace(c, solve=SolveRequest("auto", {}, "lns", None))
+    assert support.refusal(lns, "dp") is not None  # the copy's own directive, not the kept verdict
