@@ -531,10 +531,7 @@ def _class_weights(y: np.ndarray, w: np.ndarray, K: int) -> np.ndarray | None:
     cw = np.ones(K)
     if w.size and w.min() == w.max():  # one weight for every row (the common case): no pass per class
         return cw * w[0] if w[0] == round(w[0]) and w[0] > 0 and float(w[0]) * w.size < 2.0**50 else None
-    for k in range(K):
-        wk = w[y == k]
-        if wk.size:
-            if not (wk == wk[0]).all() or wk[0] != round(wk[0]) or wk[0] <= 0:
-                return None
-            cw[k] = wk[0]
+    cw[y] = w  # some row's weight for each class present (ones for the others), then every row against it
+    if not np.array_equal(cw[y], w) or not bool((cw == np.round(cw)).all() and (cw > 0).all()):
+        return None
     return cw if float(w.sum()) < 2.0**50 else None

@@ -40,3 +40,32 @@ def test_class_weighted_kernels_equal_repeated_rows_and_numpy(seed, monkeypatch)
     monkeypatch.setattr(root, "DISTINCT", False)
     assert odt.compile(f"data {{ target class }}\nmodel tree(depth <= {depth})\nminimize {a} * fp + {b} * fn",
                        data=data).solve(backend="dp").objective == got.objective
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_class_weights_are_found_exactly_when_each_class_has_one_whole_positive_weight(seed):
+    """``_class_weights``: each class's one weight when every row of the class has that
+    weight and it is a whole number above 0, else None (a class without rows weighs
+    nothing the kernels count); against the definition, class by class."""
+    from odt.backends.dp.streed.solve import _class_weights
+
+    rng = np.random.default_rng(seed)
+    K, n = int(rng.integers(2, 5)), int(rng.integers(0, 30))
+    y = rng.integers(0, K - (seed % 2), n)  # odd seeds: the last class has no row
+    per = rng.choice([1.0, 2.0, 3.0, 0.5, 0.0], K)
+    w = per[y].copy()
+    if seed % 3 == 0 and n:
+        w[int(rng.integers(n))] += 1.0  # one row of its class off its class's weight
+    want: np.ndarray | None = np.ones(K)
+    for k in range(K):
+        wk = w[y == k]
+        if wk.size and (not (wk == wk[0]).all() or wk[0] != round(wk[0]) or wk[0] <= 0):
+            want = None
+            break
+        if wk.size and want is not None:
+            want[k] = wk[0]
+    got = _class_weights(y, w, K)
+    assert (got is None) == (want is None)
+    if want is not None:
+        present = np.bincount(y, minlength=K) > 0
+        assert np.array_equal(got[present], want[present])
