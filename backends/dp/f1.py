@@ -9,7 +9,8 @@ cost-sensitive tree, i.e. misclassification with class weights ``lam`` (negative
 constraint that does not read the classes. Dinkelbach (Management Science 13(7), 1967):
 start from ``lam`` = the F1 of a tree, solve, and take the F1 of the new tree; the F1 rises
 strictly until the optimum of the weighted problem is 0 at ``lam``, which proves ``lam``
-optimal. Exact: ``lam`` is a fraction, the weights integers.
+optimal, or until the best F1 reaches the bound a step proves (below): an F1 of 1 needs no
+confirming step. Exact: ``lam`` is a fraction, the weights integers.
 
 Anytime: each step's tree is an incumbent; when a step is stopped, its proven lower bound
 ``c`` on the weighted cost bounds every tree's F1 by ``lam + ((2 - 2 lam) P - c) / P``.
@@ -100,6 +101,8 @@ def dinkelbach(problem: TreeSearch, time_limit: float | None,
             best_tree, best, counts = res.tree, f1, step_counts
             if report is not None:
                 report(time.perf_counter() - start, -best, -bound)
+        if best >= bound:  # proven without a confirming step (an F1 of 1, or the step's bound met)
+            break
         if res.status != "optimal":
             status = "feasible"
             break

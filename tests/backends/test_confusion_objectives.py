@@ -213,6 +213,24 @@ def test_f1_by_dinkelbach_equals_f1_by_pareto_fronts_and_brute_force(seed):
     assert F(prog.solve(backend="dp").objective).limit_denominator(1000) == want
 
 
+def test_an_f1_of_one_is_proven_without_a_confirming_step():
+    """No tree beats F1 = 1: the step that finds one ends the search (one weighted step from
+    the all-positive leaf); a lower optimum still takes the step that confirms it."""
+    import re
+
+    X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 5)
+    separable = odt.compile("data { target class }\nmodel tree(depth <= 2)\nmaximize f1",
+                            data=binary_data(X, (X[:, 0] ^ X[:, 1]).tolist()))
+    r = separable.solve(backend="dp")
+    assert (r.status, r.objective, r.bound) == ("optimal", 1.0, 1.0)
+    assert re.search(r"dinkelbach_steps': 1\b", r.log), r.log
+    noisy = (X[:, 0] | (np.arange(len(X)) == 0)).tolist()  # x0, and one row of x0 = 0 positive
+    shallow = odt.compile("data { target class }\nmodel tree(depth <= 1)\nmaximize f1", data=binary_data(X, noisy))
+    r = shallow.solve(backend="dp")
+    assert r.status == "optimal" and 0.9 < r.objective < 1
+    assert re.search(r"dinkelbach_steps': 2\b", r.log), r.log  # found, then confirmed
+
+
 def test_a_stopped_f1_search_keeps_its_best_tree_and_a_valid_bound():
     """A time limit too short for the proof: the best tree so far, verified, and a bound no
     lower than its F1 (maximised: the bound is from above)."""
