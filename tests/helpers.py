@@ -14,6 +14,8 @@ feature ``f`` equal to 1 go to ``if_true`` (odt's convention). A tree of depth <
 leaf, or a split whose two children are trees of depth <= D - 1; every leaf may predict
 any class. Splits that send no row to one side are enumerated too (they never beat the
 tree without them, so optima are unaffected).
+
+Also ``process_alive``, for the tests that count a solve's worker processes.
 """
 from __future__ import annotations
 
@@ -311,3 +313,16 @@ def binary_data(X: np.ndarray, y: Sequence[int], w: Sequence[int] | None = None)
         d["w"] = w
     d["class"] = y
     return d
+
+
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, ended but not yet reaped, does not)."""
+    from pathlib import Path
+
+    try:
+        state = next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+                     if line.startswith("State:"))
+    except (FileNotFoundError, ProcessLookupError, StopIteration):
+        return False
+    return "Z" not in state.split()[1]
+

@@ -19,6 +19,9 @@ import textwrap
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from helpers import process_alive  # noqa: E402
+
 import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -76,16 +79,7 @@ def _children(pid: int) -> set[int]:
             kids |= {int(c) for c in Path(f"/proc/{pid}/task/{t}/children").read_text().split()}
     except (FileNotFoundError, ProcessLookupError):
         pass
-    return {k for k in kids if _alive(k)}
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines()
-                     if line.startswith("State:"))
-    except (FileNotFoundError, ProcessLookupError, StopIteration):
-        return False
-    return "Z" not in state.split()[1]
+    return {k for k in kids if process_alive(k)}
 
 
 _STARTED: list[subprocess.Popen] = []
@@ -136,9 +130,9 @@ def _wait_for_workers(proc: subprocess.Popen, seconds: float = 120.0) -> set[int
 def _gone(pids: set[int], seconds: float = 5.0) -> set[int]:
     """The pids still alive after waiting up to ``seconds`` for them to end."""
     end = time.monotonic() + seconds
-    while time.monotonic() < end and any(_alive(p) for p in pids):
+    while time.monotonic() < end and any(process_alive(p) for p in pids):
         time.sleep(0.05)
-    return {p for p in pids if _alive(p)}
+    return {p for p in pids if process_alive(p)}
 
 
 def _watch_workers(proc: subprocess.Popen) -> set[int]:

@@ -15,6 +15,9 @@ import textwrap
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from helpers import process_alive  # noqa: E402
+
 # a parent that forks a worker and dies before the worker's start_worker runs
 ORPHANING = textwrap.dedent("""
     import multiprocessing as mp, os, time
@@ -35,26 +38,17 @@ ORPHANING = textwrap.dedent("""
 """)
 
 
-def _alive(pid: int) -> bool:
-    try:
-        state = next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines()
-                     if line.startswith("State:"))
-    except (FileNotFoundError, ProcessLookupError, StopIteration):
-        return False
-    return "Z" not in state.split()[1]
-
-
 def test_a_worker_whose_parent_died_before_it_started_ends_at_once():
     run = subprocess.run([sys.executable, "-c", ORPHANING], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     worker = int(run.stdout.split()[0])
     try:
         end = time.monotonic() + 10
-        while time.monotonic() < end and _alive(worker):
+        while time.monotonic() < end and process_alive(worker):
             time.sleep(0.05)
-        assert not _alive(worker), "the worker outlived the parent that died before it started"
+        assert not process_alive(worker), "the worker outlived the parent that died before it started"
     finally:
-        if _alive(worker):
+        if process_alive(worker):
             os.kill(worker, signal.SIGKILL)
 
 
