@@ -209,20 +209,25 @@ _STATUS = {"optimal": Status.OPTIMAL, "feasible": Status.FEASIBLE, "infeasible":
 
 class _Relay:
     """``on_progress`` across a restart: elapsed time from the first start, the least
-    incumbent and the greatest bound reported so far (both runs solve the same problem)."""
+    incumbent and the greatest bound reported so far (both runs solve the same problem);
+    a report that changes neither (the restarted run finding again what the first had
+    found) is not passed on."""
 
     def __init__(self, target: Callable[[Progress], None] | None, clock: Stopwatch) -> None:
         self.target = target
         self.clock = clock
         self.incumbent: Fraction | None = None
         self.bound: Fraction | None = None
+        self.told: tuple | None = None  # (incumbent, bound, note) last passed on
 
     def __call__(self, p: Progress) -> None:
         if p.incumbent is not None and (self.incumbent is None or p.incumbent < self.incumbent):
             self.incumbent = p.incumbent
         if p.bound is not None and (self.bound is None or p.bound > self.bound):
             self.bound = p.bound
-        if self.target is not None:
+        now = (self.incumbent, self.bound, p.note)
+        if self.target is not None and now != self.told:
+            self.told = now
             self.target(Progress(self.clock.elapsed(), self.incumbent, self.bound, p.note))
 
 

@@ -117,7 +117,8 @@ def test_a_cold_group_waits_for_the_warm_up_another_process_runs(auto):
 def test_a_solve_on_numpy_restarts_on_the_compiled_kernels_once_they_are_ready(program, auto, monkeypatch, tmp_path):
     """The warm-up of another process ends during the solve (its stamp written at the first
     progress report): the solve stops, restarts on the compiled kernels, and keeps their
-    optimum; progress stays monotone across the restart."""
+    optimum; progress stays monotone across the restart, and the restarted search finding
+    again what the first had found repeats no report."""
     if program == "heart":
         program = tmp_path / "heart.odt"
         program.write_text(f'data "{HEART}" {{ target class }}\nmodel tree(depth <= 3)\nminimize errors\n')
@@ -144,6 +145,7 @@ def test_a_solve_on_numpy_restarts_on_the_compiled_kernels_once_they_are_ready(p
     incumbents = [s[1] for s in seen if s[1] is not None]
     bounds = [s[2] for s in seen if s[2] is not None]
     assert incumbents == sorted(incumbents, reverse=True) and bounds == sorted(bounds)
+    assert all(a[1:] != b[1:] for a, b in zip(seen, seen[1:])), seen
 
 
 def test_a_compiled_group_runs_on_numpy_for_its_grace_inside_a_solve(graced, monkeypatch):
