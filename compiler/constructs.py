@@ -49,15 +49,16 @@ def skeleton_name(program: CheckedProgram) -> str:
 def uses(program: CheckedProgram) -> list[Use]:
     """Every construct ``program`` uses, in source order of kind: skeleton, objective,
     constraints, solve directive."""
-    return list(_skeleton_uses(program)) + list(_objective_uses(program)) + list(_constraint_uses(program)) \
-        + list(_solve_uses(program))
+    return construct_uses(program, directive=True)
 
 
-def construct_uses(program: CheckedProgram) -> list[Use]:
+def construct_uses(program: CheckedProgram, directive: bool = False) -> list[Use]:
     """The constructs of ``program`` whatever its solve directive asks (the uses of the
-    program with ``solve auto`` and no options): what a search lowering reads."""
-    return list(_skeleton_uses(program, directive=False)) + list(_objective_uses(program)) \
-        + list(_constraint_uses(program))
+    program with ``solve auto`` and no options): what a search lowering reads;
+    ``directive``: and those of its solve directive too (``uses``)."""
+    found = list(_skeleton_uses(program, directive)) + list(_objective_uses(program)) + \
+        list(_constraint_uses(program))
+    return found + list(_solve_uses(program)) if directive else found
 
 
 def _quote(span: Span | None, fallback: str) -> str:

@@ -74,6 +74,23 @@ def weight_sum(w: np.ndarray) -> Fraction:
     return sum((f * k for f, k in zip(wf, counts) if k), Fraction(0))
 
 
+def confusion_counts(predicted: np.ndarray, actual: np.ndarray, w: np.ndarray,
+                     whole: bool | None = None) -> tuple[Fraction, Fraction, Fraction]:
+    """(tp, fp, fn): the exact weight of the rows ``predicted`` and ``actual`` positive, of
+    those predicted only, and of those actual only (boolean arrays). ``whole``: whether
+    the weights are ``integral`` (None: found here); whole weights are counted in one
+    weighted pass, their float sums exact.
+
+    >>> confusion_counts(np.array([1, 1, 0]) == 1, np.array([1, 0, 1]) == 1, np.array([2.0, 1.0, 0.5]))
+    (Fraction(2, 1), Fraction(1, 1), Fraction(1, 2))
+    """
+    if integral(w) if whole is None else whole:
+        cells = np.bincount(2 * predicted.astype(np.int64) + actual, weights=w, minlength=4).tolist()
+        return Fraction(int(cells[3])), Fraction(int(cells[2])), Fraction(int(cells[1]))
+    return (weight_sum(w[predicted & actual]), weight_sum(w[predicted & ~actual]),
+            weight_sum(w[~predicted & actual]))
+
+
 def reweigh(search: "TreeSearch", amounts: Sequence[Fraction | int], labels: Sequence[int], y: np.ndarray,
             w: np.ndarray) -> tuple[np.ndarray, np.ndarray, Fraction]:
     """The rows of ``search`` (true classes ``y``, weights ``w``) as misclassification rows:

@@ -10,7 +10,7 @@ import numpy as np
 
 from .checked import CheckedProgram, LinearForm, QuantityRef
 from .regression import loss_value
-from .search_confusion import integral, weight_sum
+from .search_confusion import confusion_counts
 
 if TYPE_CHECKING:
     from .classifiers import Tree
@@ -63,12 +63,7 @@ def f1_exact(program: CheckedProgram, pred: np.ndarray, positive: int = 1) -> Fr
     (scikit-learn's ``zero_division=0``... of a set with no positive row and none predicted)."""
     data = program.dataset
     w = data.row_weights()
-    pos, actual = pred == positive, data.y == positive
-    if integral(w):  # whole weights (the common case): their float sums are exact, one pass for all three
-        cells = np.bincount(2 * pos.astype(np.int64) + actual, weights=w, minlength=4).tolist()
-        tp, fp, fn = Fraction(int(cells[3])), Fraction(int(cells[2])), Fraction(int(cells[1]))
-    else:
-        tp, fp, fn = weight_sum(w[pos & actual]), weight_sum(w[pos & ~actual]), weight_sum(w[~pos & actual])
+    tp, fp, fn = confusion_counts(pred == positive, data.y == positive, w)
     return Fraction(0) if tp == 0 else 2 * tp / (2 * tp + fp + fn)
 
 

@@ -23,10 +23,8 @@ import time
 from fractions import Fraction
 from typing import Callable
 
-import numpy as np
-
 from odt.compiler.search import TreeSearch
-from odt.compiler.search_confusion import integral, weight_sum, with_weights
+from odt.compiler.search_confusion import confusion_counts, integral, weight_sum, with_weights
 
 from .anytime import EngineResult
 from .confusion import predict
@@ -35,17 +33,12 @@ from .confusion import predict
 _total = weight_sum
 
 
-def _counts(raw: tuple, problem: TreeSearch, exact_floats: bool = False) -> tuple[Fraction, Fraction, Fraction]:
-    """(tp, fp, fn) of an engine tree on the true rows; ``exact_floats``: the weights are
-    ``integral`` (float sums of them exact), so one weighted count gives all three."""
+def _counts(raw: tuple, problem: TreeSearch, whole: bool) -> tuple[Fraction, Fraction, Fraction]:
+    """(tp, fp, fn) of an engine tree on the true rows; ``whole``: the weights are
+    ``integral`` (``confusion_counts``)."""
     assert problem.confusion is not None
-    y, w = problem.confusion.y, problem.confusion.weights
-    pred = predict(raw, problem.X) == problem.confusion.positive
-    actual = y == problem.confusion.positive
-    if exact_floats:
-        cells = np.bincount(2 * pred.astype(np.int64) + actual, weights=w, minlength=4).tolist()
-        return Fraction(int(cells[3])), Fraction(int(cells[2])), Fraction(int(cells[1]))
-    return _total(w[pred & actual]), _total(w[pred & ~actual]), _total(w[~pred & actual])
+    c = problem.confusion
+    return confusion_counts(predict(raw, problem.X) == c.positive, c.y == c.positive, c.weights, whole)
 
 
 def _f1(tp: Fraction, fp: Fraction, fn: Fraction) -> Fraction:
@@ -62,10 +55,10 @@ def dinkelbach(problem: TreeSearch, time_limit: float | None,
     y, w = problem.confusion.y, problem.confusion.weights
     pos = problem.confusion.positive
     ints = integral(w)
-    P = Fraction(int(w[y == pos].sum())) if ints else _total(w[y == pos])
+    P = _total(w[y == pos])
     leaf: tuple = ("leaf", pos)
     # every row predicted positive (F1 > 0 when P > 0): tp = P, fp = the other rows, fn = 0
-    counts = (P, (Fraction(int(w.sum())) if ints else _total(w)) - P, Fraction(0))
+    counts = (P, _total(w) - P, Fraction(0))
     best_tree, best = leaf, _f1(*counts)
     bound = Fraction(1)
     steps = 0
