@@ -165,6 +165,9 @@ def label_matrix(form: LinearForm, K: int) -> tuple[Matrix | None, LinearForm]:
     >>> label_matrix(f, 2)[0]
     ((Fraction(0, 1), Fraction(5, 1)), (Fraction(1, 1), Fraction(0, 1)))
     """
+    label = [t for t in form.terms if t[0].kind in LABEL_KINDS and t[0].group is None]
+    if len(label) == 1 and label[0][1] == 1:  # one matrix as written (``misclassification_cost(C)``): no sums
+        return matrix_of(label[0][0], K), LinearForm(tuple(t for t in form.terms if t is not label[0]), form.constant)
     acc = [[Fraction(0)] * K for _ in range(K)]
     rest = []
     found = False

@@ -29,7 +29,7 @@ import numpy as np
 from .checked import LinearForm
 from .confusion import is_cost_level, label_matrix
 from .search import Level, TreeSearch
-from .search_confusion import Confusion, class_sums, reweigh
+from .search_confusion import Confusion, class_sums, integral, reweigh
 
 def needs(form: LinearForm) -> bool:
     """The level is a confusion objective (a cost matrix or f1)."""
@@ -53,10 +53,11 @@ def apply(search: TreeSearch, forms: tuple[LinearForm, ...], nodes_level) -> Tre
     M: tuple[tuple[Fraction | int, ...], ...] = matrix if any(v.denominator != 1 for r in matrix for v in r) \
         else tuple(tuple(int(v) for v in r) for r in matrix)
     base = nodes_level(rest)
-    N = class_sums(y, w, K)
+    whole = integral(w)  # read once for the sums and the reweighing
+    N = class_sums(y, w, K, whole)
     least = [min(row) for row in M]
     shifted = tuple(tuple(v - least[a] for v in M[a]) for a in range(K))
-    constant = base.constant + sum((least[a] * N[a] for a in range(K)), Fraction(0))
+    constant = base.constant + sum(least[a] * N[a] for a in range(K))  # ints for whole costs and weights
     label = [a if shifted[a][a] == 0 else shifted[a].index(0) for a in range(K)]
     amount = []
     for a in range(K):
@@ -69,7 +70,7 @@ def apply(search: TreeSearch, forms: tuple[LinearForm, ...], nodes_level) -> Tre
         return dataclasses.replace(search, levels=(level,) + search.levels[1:],
                                    confusion=Confusion(y, w, matrix=generic, note="cost matrix (generic task)"))
     d = [v if v is not None else 0 for v in amount]
-    new_y, new_w, factor = reweigh(search, d, label, y, w)
+    new_y, new_w, factor = reweigh(search, d, label, y, w, whole)
     level = Level(errors=factor, nodes=base.nodes, depth=base.depth, constant=constant)
     note = "cost matrix as reweighted misclassification" + (" (relabelled)" if label != list(range(K)) else "")
     return dataclasses.replace(search, y=new_y, weights=new_w, levels=(level,) + search.levels[1:],

@@ -75,30 +75,33 @@ def weight_sum(w: np.ndarray) -> Fraction:
 
 
 def confusion_counts(predicted: np.ndarray, actual: np.ndarray, w: np.ndarray,
-                     whole: bool | None = None) -> tuple[Fraction, Fraction, Fraction]:
+                     whole: bool | None = None) -> tuple[Fraction | int, Fraction | int, Fraction | int]:
     """(tp, fp, fn): the exact weight of the rows ``predicted`` and ``actual`` positive, of
     those predicted only, and of those actual only (boolean arrays). ``whole``: whether
     the weights are ``integral`` (None: found here); whole weights are counted in one
-    weighted pass, their float sums exact.
+    weighted pass, their float sums exact, and returned as ints.
 
     >>> confusion_counts(np.array([1, 1, 0]) == 1, np.array([1, 0, 1]) == 1, np.array([2.0, 1.0, 0.5]))
     (Fraction(2, 1), Fraction(1, 1), Fraction(1, 2))
+    >>> confusion_counts(np.array([1, 1, 0]) == 1, np.array([1, 0, 1]) == 1, np.array([2.0, 1.0, 3.0]))
+    (2, 1, 3)
     """
     if integral(w) if whole is None else whole:
         cells = np.bincount(2 * predicted.astype(np.int64) + actual, weights=w, minlength=4).tolist()
-        return Fraction(int(cells[3])), Fraction(int(cells[2])), Fraction(int(cells[1]))
+        return int(cells[3]), int(cells[2]), int(cells[1])
     return (weight_sum(w[predicted & actual]), weight_sum(w[predicted & ~actual]),
             weight_sum(w[~predicted & actual]))
 
 
 def reweigh(search: "TreeSearch", amounts: Sequence[Fraction | int], labels: Sequence[int], y: np.ndarray,
-            w: np.ndarray) -> tuple[np.ndarray, np.ndarray, Fraction]:
+            w: np.ndarray, whole: bool | None = None) -> tuple[np.ndarray, np.ndarray, Fraction]:
     """The rows of ``search`` (true classes ``y``, weights ``w``) as misclassification rows:
     class ``a`` relabelled ``labels[a]`` and weighted ``w * amounts[a]`` (each > 0 where
     the class has rows), scaled to integers when they fit. Returns (classes, weights,
-    factor): ``factor`` times their weighted errors is ``sum w * amounts[a] * [wrong]``."""
+    factor): ``factor`` times their weighted errors is ``sum w * amounts[a] * [wrong]``.
+    ``whole``: whether ``w`` is ``integral`` (None: found here)."""
     K = search.n_classes
-    if integral(w):
+    if integral(w) if whole is None else whole:
         fast = _reweigh_integral(K, amounts, labels, y, w)
         if fast is not None:
             return fast
@@ -121,15 +124,16 @@ def reweigh(search: "TreeSearch", amounts: Sequence[Fraction | int], labels: Seq
     return np.array(labels, dtype=y.dtype)[y], new_w, factor
 
 
-def class_sums(y: np.ndarray, w: np.ndarray, K: int) -> list[Fraction]:
-    """The exact weight of each class 0..K-1 (rows of classes ``y``, weights ``w``).
+def class_sums(y: np.ndarray, w: np.ndarray, K: int, whole: bool | None = None) -> list[Fraction | int]:
+    """The exact weight of each class 0..K-1 (rows of classes ``y``, weights ``w``): ints
+    when the weights are ``integral`` (``whole``; None: found here), else fractions.
 
     >>> class_sums(np.array([0, 1, 1]), np.array([1.0, 2.0, 0.5]), 3)
     [Fraction(1, 1), Fraction(5, 2), Fraction(0, 1)]
     """
     y = np.asarray(y, dtype=np.int64)
-    if integral(w):
-        return [Fraction(int(v)) for v in np.bincount(y, weights=w, minlength=K).tolist()]
+    if integral(w) if whole is None else whole:
+        return [int(v) for v in np.bincount(y, weights=w, minlength=K).tolist()]
     inverse, wf = fractions(w)
     table = np.bincount(y * len(wf) + inverse, minlength=K * len(wf)).reshape(K, len(wf))
     return [sum((wf[i] * k for i, k in enumerate(row) if k), Fraction(0)) for row in table.tolist()]
@@ -176,15 +180,16 @@ def _reweigh_integral(K: int, amounts: Sequence[Fraction | int], labels: Sequenc
 
 
 def with_weights(search: "TreeSearch", amounts: Sequence[Fraction | int], note: str,
-                 unit: Fraction = Fraction(1)) -> "TreeSearch":
+                 unit: Fraction = Fraction(1), whole: bool | None = None) -> "TreeSearch":
     """``search`` (two classes, its rows' true classes and weights in ``confusion``) as
     the misclassification of rows of class ``a`` weighted ``w * amounts[a] * unit``: one
     level, the weighted errors themselves (F1's Dinkelbach steps, ``backends/dp/f1.py``,
-    give whole ``amounts`` and their common denominator as ``unit``)."""
+    give whole ``amounts`` and their common denominator as ``unit``; ``whole``: whether the
+    rows' weights are ``integral``, None: found here)."""
     from .search import Level
 
     assert search.confusion is not None
     y, w = search.confusion.y, search.confusion.weights
-    new_y, new_w, factor = reweigh(search, amounts, range(search.n_classes), y, w)
+    new_y, new_w, factor = reweigh(search, amounts, range(search.n_classes), y, w, whole)
     return dataclasses.replace(search, y=new_y, weights=new_w, levels=(Level(errors=factor * unit),),
                                confusion=Confusion(y, w, note=note))

@@ -64,7 +64,7 @@ def f1_exact(program: CheckedProgram, pred: np.ndarray, positive: int = 1) -> Fr
     data = program.dataset
     w = data.row_weights()
     tp, fp, fn = confusion_counts(pred == positive, data.y == positive, w)
-    return Fraction(0) if tp == 0 else 2 * tp / (2 * tp + fp + fn)
+    return Fraction(0) if tp == 0 else Fraction(2 * tp, 2 * tp + fp + fn)
 
 
 def form_value(program: CheckedProgram, tree: "Tree | Diagram", pred: np.ndarray, form: LinearForm) -> float:

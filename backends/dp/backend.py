@@ -142,9 +142,11 @@ class DpBackend(Backend):
         candidates across searches of one matrix that differ in their rows' weights only."""
         on_progress = options.on_progress
 
-        def report(elapsed: float, incumbent: Fraction, bound: Fraction, note: str = "") -> None:
-            if on_progress is not None:
-                on_progress(Progress(elapsed, incumbent, bound, note))
+        def relay(elapsed: float, incumbent: Fraction, bound: Fraction, note: str = "") -> None:
+            assert on_progress is not None
+            on_progress(Progress(elapsed, incumbent, bound, note))
+
+        report = relay if on_progress is not None else None  # nobody listening: the engines build no reports
 
         if problem.confusion is not None and problem.confusion.f1 and not options.extra.get("f1_fronts"):
             steps_share: dict = {}  # the steps differ in their rows' weights only: one candidate set-up for all

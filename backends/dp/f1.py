@@ -33,7 +33,7 @@ from .confusion import predict
 _total = weight_sum
 
 
-def _counts(raw: tuple, problem: TreeSearch, whole: bool) -> tuple[Fraction, Fraction, Fraction]:
+def _counts(raw: tuple, problem: TreeSearch, whole: bool) -> tuple[Fraction | int, Fraction | int, Fraction | int]:
     """(tp, fp, fn) of an engine tree on the true rows; ``whole``: the weights are
     ``integral`` (``confusion_counts``)."""
     assert problem.confusion is not None
@@ -41,8 +41,8 @@ def _counts(raw: tuple, problem: TreeSearch, whole: bool) -> tuple[Fraction, Fra
     return confusion_counts(predict(raw, problem.X) == c.positive, c.y == c.positive, c.weights, whole)
 
 
-def _f1(tp: Fraction, fp: Fraction, fn: Fraction) -> Fraction:
-    return Fraction(0) if tp == 0 else 2 * tp / (2 * tp + fp + fn)
+def _f1(tp: Fraction | int, fp: Fraction | int, fn: Fraction | int) -> Fraction:
+    return Fraction(0) if tp == 0 else Fraction(2 * tp, 2 * tp + fp + fn)
 
 
 def dinkelbach(problem: TreeSearch, time_limit: float | None,
@@ -55,10 +55,10 @@ def dinkelbach(problem: TreeSearch, time_limit: float | None,
     y, w = problem.confusion.y, problem.confusion.weights
     pos = problem.confusion.positive
     ints = integral(w)
-    P = _total(w[y == pos])
+    P: Fraction | int = int(w[y == pos].sum()) if ints else _total(w[y == pos])  # (whole weights: exact float sums)
     leaf: tuple = ("leaf", pos)
     # every row predicted positive (F1 > 0 when P > 0): tp = P, fp = the other rows, fn = 0
-    counts = (P, _total(w) - P, Fraction(0))
+    counts: tuple[Fraction | int, Fraction | int, Fraction | int] = (P, (int(w.sum()) if ints else _total(w)) - P, 0)
     best_tree, best = leaf, _f1(*counts)
     bound = Fraction(1)
     steps = 0
@@ -74,7 +74,7 @@ def dinkelbach(problem: TreeSearch, time_limit: float | None,
         # in units of 1 / q: the reweighing stays in integers
         p, q = lam.numerator, lam.denominator
         amounts = [p, 2 * q - p] if pos == 1 else [2 * q - p, p]
-        step = with_weights(problem, amounts, f"F1 step {steps + 1}: fp x {lam}, fn x {2 - lam}", Fraction(1, q))
+        step = with_weights(problem, amounts, f"F1 step {steps + 1}: fp x {lam}, fn x {2 - lam}", Fraction(1, q), ints)
         res = solve(step, left)
         steps += 1
         last = res
@@ -106,7 +106,7 @@ def dinkelbach(problem: TreeSearch, time_limit: float | None,
         bound = Fraction(0)
     if status == "optimal":
         bound = best
-    errors = counts[1] + counts[2]  # fp + fn of the best tree: its training errors (two classes)
+    errors = Fraction(counts[1] + counts[2])  # fp + fn of the best tree: its training errors (two classes)
     stats = {"dinkelbach_steps": steps, "last": last.stats if last is not None else {}}
     return EngineResult(best_tree, errors, _size(best_tree), (-best,), -bound, status, stats)
 

@@ -91,8 +91,9 @@ class BoundedSearch(Search):
         #: a search of depth two solves one depth-two subproblem, so needs room for a few)
         self.table = table
         #: the least difference between two distinct values when known (integer weights and
-        #: c = p/q: 1/q), else 0; a split must beat the incumbent by it to matter
-        self.gap = float(gap)
+        #: c = p/q: 1/q), else 0; a split must beat the incumbent by it to matter. ``gap`` is
+        #: that difference for integer weights: with others, 0
+        self.gap = float(gap) if self.whole else 0.0
         self.recs: dict[tuple, dict[int, Rec]] = {}
         #: the similarity bound holds when a tree for some rows stays feasible on others:
         #: no minimum sizes, no same_leaf pair, no branch state

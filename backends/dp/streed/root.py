@@ -136,15 +136,14 @@ def _bounded(problem: TreeSearch, cand, ingr, start: float, deadline: float | No
              on_progress: Callable[..., None] | None) -> EngineResult:
     level = problem.levels[0]
     c = Fraction(level.nodes) / Fraction(level.errors)
-    w = np.asarray(problem.weights, dtype=np.float64)
     task = task_of(problem)
     # values differ by at least 1/q only where a leaf's cost is a sum of row weights (misclassification;
-    # not regression's squared or absolute error)
-    integral = isinstance(task, Misclassification) and bool(np.all(w == np.round(w))) and c.denominator <= 10**6
+    # not regression's squared or absolute error) and those are integers (the search knows: ``gap``)
+    steps = isinstance(task, Misclassification) and c.denominator <= 10**6
     pairs = np.array([(s.first, s.second) for s in problem.same_leaf], dtype=np.int64).reshape(-1, 2)
     search = BoundedSearch(cand.B, problem.y, problem.weights, task, ingr, problem.min_leaf,
                            problem.min_node, pairs, True, None, c=float(c),
-                           gap=1.0 / c.denominator if integral else 0.0, table=4 if problem.depth <= 2 else None)
+                           gap=1.0 / c.denominator if steps else 0.0, table=4 if problem.depth <= 2 else None)
     rows = np.arange(problem.X.shape[0], dtype=np.int64)
     state0 = ingr.initial()
     cap = problem.max_nodes if problem.max_nodes is not None else (1 << problem.depth) - 1
@@ -165,7 +164,7 @@ def _bounded(problem: TreeSearch, cand, ingr, start: float, deadline: float | No
         raw = search.decode_best(rows, best.depth, k, state0)
         # errors alone with integral weights: the value is the tree's errors, an exact float sum
         # (the result is verified against the program either way, ``Program._result``)
-        counted = best.payload if integral and c == 0 else _errors(raw, search, rows)
+        counted = best.payload if search.gap > 0 and c == 0 else _errors(raw, search, rows)
         tree, errors = _tree(raw, cand), exact(counted)
     stats = {"subproblems": search.calls, "cache": len(search.cache) + len(search.recs),
              "candidates": int(cand.B.shape[1]), "pruned": search.pruned,

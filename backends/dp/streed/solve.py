@@ -102,7 +102,8 @@ class Search:
         lo, hi = (float(self.w.min()), float(self.w.max())) if self.w.size else (1.0, 1.0)
         #: every row of weight one (the compiled regression kernel counts rows by their weights)
         self.unit_rows = lo == hi == 1.0
-        integral = self.unit_rows or bool(np.all(self.w == np.round(self.w)))
+        integral = (lo == hi and lo == round(lo)) or bool(np.all(self.w == np.round(self.w)))
+        self.whole = integral  # every weight an integer
         small = lo >= 0 and hi * self.w.size < 2.0**50  # its sums stay exact in float64
         self.by_difference = self.paired_task and getattr(task, "KERNEL_TWO", "") == "squared" and integral \
             and (small or self.w.sum() < 2.0**50)
@@ -532,6 +533,6 @@ def _class_weights(y: np.ndarray, w: np.ndarray, K: int) -> np.ndarray | None:
     if w.size and w.min() == w.max():  # one weight for every row (the common case): no pass per class
         return cw * w[0] if w[0] == round(w[0]) and w[0] > 0 and float(w[0]) * w.size < 2.0**50 else None
     cw[y] = w  # some row's weight for each class present (ones for the others), then every row against it
-    if not np.array_equal(cw[y], w) or not bool((cw == np.round(cw)).all() and (cw > 0).all()):
+    if not bool((cw[y] == w).all()) or not bool((cw == np.round(cw)).all() and (cw > 0).all()):
         return None
     return cw if float(w.sum()) < 2.0**50 else None
