@@ -125,8 +125,8 @@ class _Solver(DepthThree, DepthTwo, MinLeaf):
         self.on_progress = on_progress
         self.start = start
         total = float(w.sum())
-        self.integral = bool(np.all(w == np.round(w))) and total < 2**29
-        self.unit = bool(np.all(w == 1.0))
+        self.unit = bool((w == 1.0).all())
+        self.integral = (self.unit or bool((w == np.round(w)).all())) and total < 2**29
         self.dtype = np.int32 if self.integral else np.float64
         # Tolerances turning "strictly better" / "at least as good" into inclusive bounds.
         self.tol = 1e-9 * max(total, 1.0)
@@ -688,7 +688,10 @@ def _refine_compiled(tree: DPNode, X: np.ndarray, y: np.ndarray) -> tuple[DPNode
         th = (a + b) / 2.0
         if not a <= th < b:
             th = a
-        return DPSplit(t.feature, th, build(int(left[j])), build(int(right[j])))
+        lt, rt = build(int(left[j])), build(int(right[j]))
+        if th == t.threshold and lt is t.left and rt is t.right:  # (the search's own midpoints: most nodes)
+            return t
+        return DPSplit(t.feature, th, lt, rt)
 
     return build(0), wrong
 
