@@ -9,8 +9,8 @@ same matrix (zero feature costs), and ``maximize f1`` against ``STreeDClassifier
 optimum of each side is computed here from its predictions (cost, or F1 of class 1).
 Prints both times (the median of ``--repeats`` solves, each of a freshly compiled program
 and a new estimator), the ratio odt / pystreed and whether the optima agree; then per task
-and depth the geometric mean of the ratios, also with every solve under 0.3 s counted as
-0.3 s (issue 25's rule). With --write, appends every row (misses included) to
+and depth, and per task over every depth of the run (D "all"), the geometric mean of the
+ratios, also with every solve under 0.3 s counted as 0.3 s (issue 25's rule). With --write, appends every row (misses included) to
 bench/RESULTS.md under its own section.
 
     python bench/cost_f1.py [--datasets a,b|all] [--depths 2,3,4] [--tasks cost,f1] [--limit 120] [--repeats 1] [--write]
@@ -109,9 +109,10 @@ def table(rows: list[dict], limit: float) -> str:
                      f"{r['s'] / max(r['ps'], 1e-4):.2f}x | {value} | {r['peer']:.6g} | {'yes' if equal else 'NO'} |")
     lines += ["", f"| task | D | runs | median ratio | geometric mean ratio | geometric mean, floored at {FLOOR:g} s | "
                   "largest floored ratio | all equal |", "|---|---|---|---|---|---|---|---|"]
-    for task in TASKS:
-        for depth in sorted({r["depth"] for r in rows}):
-            sel = [r for r in rows if r["task"] == task and r["depth"] == depth]
+    depths = sorted({r["depth"] for r in rows})
+    for task in TASKS:  # each depth, then every depth of the run together (the task's one geometric mean)
+        for depth in depths + (["all"] if len(depths) > 1 else []):
+            sel = [r for r in rows if r["task"] == task and (depth == "all" or r["depth"] == depth)]
             if not sel:
                 continue
             ratios = [r["s"] / max(r["ps"], 1e-4) for r in sel]
