@@ -20,7 +20,7 @@ process that reads the same CSV and fits pycontree.
 Each fit runs in a forked child of this one process (same interpreter, data already
 loaded) whose peak-RSS counter is reset first, so the peak resident memory growth of that
 fit alone (warm-up included) is read from ``VmHWM``. The warm-ups include one at the
-row's depth (30 rows, 1 s at most) on both sides: a forked child's first run of a code
+row's depth (30 rows spread over the file, 1 s at most) on both sides: a forked child's first run of a code
 path copies every page it touches from the parent (lung-cancer depth 4: ~550 minor page
 faults, 0.64 ms against 0.28 ms for the next fit of the same child), which would time the
 fork, not the search;
@@ -104,10 +104,16 @@ def warm_up(dp) -> None:
                 depth_three.D3_WORK = saved
 
 
+def _spread(n: int) -> np.ndarray:
+    """30 rows spread over the data (a file sorted by class still gives the warm-up several)."""
+    return np.unique(np.linspace(0, n - 1, min(n, 30)).astype(int))
+
+
 def fit_odt(X, y, depth, limit):
     dp = load_dp_search()
     dp.optimal_tree(X[:100], y[:100], 3, n_classes=int(y.max()) + 1)  # warm-up
-    dp.optimal_tree(X[:30], y[:30], depth, n_classes=int(y.max()) + 1, time_limit=1.0)  # (the row's depth: see the module)
+    few = _spread(len(y))
+    dp.optimal_tree(X[few], y[few], depth, n_classes=int(y.max()) + 1, time_limit=1.0)  # (the row's depth: see the module)
     c = time.process_time()
     t = time.perf_counter()
     res = dp.optimal_tree(X, y, depth, time_limit=limit)
@@ -121,7 +127,8 @@ def fit_pycontree(X, y, depth, limit):
 
     warnings.filterwarnings("ignore")
     ConTree(max_depth=2, time_limit=limit).fit(X[:100], y[:100])  # warm-up
-    ConTree(max_depth=depth, time_limit=1).fit(X[:30], y[:30])  # (the row's depth: see the module)
+    few = _spread(len(y))
+    ConTree(max_depth=depth, time_limit=1).fit(X[few], y[few])  # (the row's depth: see the module)
     model = ConTree(max_depth=depth, time_limit=limit)
     c = time.process_time()
     t = time.perf_counter()

@@ -116,7 +116,6 @@ def _ignored(name: str, value: str, expected: str, used: str) -> None:
 
 
 @functools.lru_cache(maxsize=None)
-@functools.lru_cache(maxsize=None)
 def numba_installed() -> bool:
     """Whether numba can be imported (looked up once per process: every solve asks)."""
     return importlib.util.find_spec("numba") is not None
