@@ -107,10 +107,14 @@ def _brute(X, y, w, classes, value, sense, min_leaf: int = 1, max_nodes: int | N
     return best
 
 
-def _case(seed: int, backend: str, extra: str = "") -> None:
+def _case(seed: int, backend: str, extra: str = "", fractional: bool = False) -> None:
+    """``fractional``: every row weighted by a fraction (quarters to 5/2): the reweighing,
+    the class sums and the confusion counts away from their whole-number paths."""
     rnd = random.Random(seed)
     classes = 3 if rnd.random() < 0.25 else 2
     X, y, w = _data(rnd, classes)
+    if fractional:
+        w = [rnd.choice([0.25, 0.5, 1, 1.5, 2.5]) for _ in y]
     table, objective, value, sense = _program(rnd, classes)
     min_leaf = 2 if extra == "leaf" else 1
     max_nodes = 2 if extra == "nodes" else None
@@ -132,6 +136,11 @@ def _case(seed: int, backend: str, extra: str = "") -> None:
 @pytest.mark.parametrize("seed", range(24))
 def test_dp_equals_brute_force(seed):
     _case(seed, "dp", ["", "leaf", "nodes"][seed % 3])
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_dp_equals_brute_force_with_fractional_weights(seed):
+    _case(500 + seed, "dp", ["", "leaf", "nodes"][seed % 3], fractional=True)
 
 
 @pytest.mark.parametrize("backend", ["maxsat", "cp", "milp"])
