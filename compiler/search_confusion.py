@@ -58,14 +58,15 @@ def integral(w: np.ndarray) -> bool:
     return float(w.min()) >= 0 and float(w.sum()) < _EXACT and bool((w == np.floor(w)).all())
 
 
-def weight_sum(w: np.ndarray) -> Fraction:
-    """The exact sum of weights ``w`` (each the fraction it stands for).
+def weight_sum(w: np.ndarray, whole: bool | None = None) -> Fraction:
+    """The exact sum of weights ``w`` (each the fraction it stands for); ``whole``: whether
+    they are ``integral`` (None: found here).
 
     >>> weight_sum(np.array([1.0, 2.0, 2.0])), weight_sum(np.array([0.5, 0.25]))
     (Fraction(5, 1), Fraction(3, 4))
     """
     w = np.asarray(w).reshape(-1)
-    if integral(w):  # the common case: one float sum, exact
+    if integral(w) if whole is None else whole:  # the common case: one float sum, exact
         return Fraction(int(w.sum()))
     inverse, wf = fractions(w)
     if not inverse.size:
@@ -89,8 +90,8 @@ def confusion_counts(predicted: np.ndarray, actual: np.ndarray, w: np.ndarray,
     if integral(w) if whole is None else whole:
         cells = np.bincount(2 * predicted.astype(np.int64) + actual, weights=w, minlength=4).tolist()
         return int(cells[3]), int(cells[2]), int(cells[1])
-    return (weight_sum(w[predicted & actual]), weight_sum(w[predicted & ~actual]),
-            weight_sum(w[~predicted & actual]))
+    return (weight_sum(w[predicted & actual], False), weight_sum(w[predicted & ~actual], False),
+            weight_sum(w[~predicted & actual], False))
 
 
 def reweigh(search: "TreeSearch", amounts: Sequence[Fraction | int], labels: Sequence[int], y: np.ndarray,

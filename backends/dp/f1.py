@@ -30,9 +30,6 @@ from .anytime import EngineResult
 from .confusion import predict
 
 
-_total = weight_sum
-
-
 def _counts(raw: tuple, problem: TreeSearch, whole: bool) -> tuple[Fraction | int, Fraction | int, Fraction | int]:
     """(tp, fp, fn) of an engine tree on the true rows; ``whole``: the weights are
     ``integral`` (``confusion_counts``)."""
@@ -55,10 +52,10 @@ def dinkelbach(problem: TreeSearch, time_limit: float | None,
     y, w = problem.confusion.y, problem.confusion.weights
     pos = problem.confusion.positive
     ints = integral(w)
-    P: Fraction | int = int(w[y == pos].sum()) if ints else _total(w[y == pos])  # (whole weights: exact float sums)
+    P = weight_sum(w[y == pos], ints)
     leaf: tuple = ("leaf", pos)
     # every row predicted positive (F1 > 0 when P > 0): tp = P, fp = the other rows, fn = 0
-    counts: tuple[Fraction | int, Fraction | int, Fraction | int] = (P, (int(w.sum()) if ints else _total(w)) - P, 0)
+    counts: tuple[Fraction | int, Fraction | int, Fraction | int] = (P, weight_sum(w, ints) - P, 0)
     best_tree, best = leaf, _f1(*counts)
     bound = Fraction(1)
     steps = 0

@@ -102,17 +102,17 @@ class Search:
         lo, hi = (float(self.w.min()), float(self.w.max())) if self.w.size else (1.0, 1.0)
         #: every row of weight one (the compiled regression kernel counts rows by their weights)
         self.unit_rows = lo == hi == 1.0
-        integral = (lo == hi and lo == round(lo)) or bool(np.all(self.w == np.round(self.w)))
-        self.whole = integral  # every weight an integer
+        #: every weight an integer
+        self.whole = (lo == hi and lo == round(lo)) or bool(np.all(self.w == np.round(self.w)))
         small = lo >= 0 and hi * self.w.size < 2.0**50  # its sums stay exact in float64
-        self.by_difference = self.paired_task and getattr(task, "KERNEL_TWO", "") == "squared" and integral \
+        self.by_difference = self.paired_task and getattr(task, "KERNEL_TWO", "") == "squared" and self.whole \
             and (small or self.w.sum() < 2.0**50)
         #: two sets of pair frequencies kept between depth-two subproblems and moved to the next
         #: one by its difference in rows (exact only with integral weights)
         self._slots: list[list] = []
         self._last_slot: list | None = None
         self._csr: tuple | None = None
-        self.incremental = self.compiled_task and integral and (small or self.w.sum() < 2.0**50)
+        self.incremental = self.compiled_task and self.whole and (small or self.w.sum() < 2.0**50)
         #: every row of class k of one integral weight ``class_weight[k]`` (1 without weights; a cost
         #: matrix's class weights, issue 26): the depth-two frequencies by bitsets
         #: (``kernels.bit_frequencies``, scaled per class) and the compiled depth three
