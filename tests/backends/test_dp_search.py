@@ -330,6 +330,51 @@ def test_min_leaf_depth_three_on_larger_data(seed):
         assert res.cost >= optimal_tree(X, y, 3, weights=weights, n_classes=k).cost
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_relaxed_bound_stops_only_at_a_tree_within_stop(seed):
+    """The weightless relaxation of the root search (``MinLeaf.relaxed``) against the
+    exhaustive search of the same problem (the rows in ``zero`` weigh nothing but still
+    count towards a leaf): at or below ``stop`` it reports a tree within it (and returns the
+    known lower bound), between ``stop`` and ``bound`` the optimum itself, above ``bound`` a
+    lower bound above ``bound`` and at most the optimum; whole and fractional weights."""
+    kernels = _kernels_module()
+    if kernels is None or not kernels.AVAILABLE:
+        pytest.skip("the relaxation runs on the compiled kernels")
+    from odt.backends.dp.contree.search import _Solver
+    import time as _time
+    rng = np.random.default_rng(3100 + seed)
+    for trial in range(12):
+        X, y, _, weights = min_leaf_case(rng, 30, 70)
+        y = y % 2  # the relaxation is used on two classes
+        n = len(y)
+        w = np.ones(n) if weights is None else weights
+        ml = int(rng.integers(2, 6))
+        S = _Solver(X, y, w, 2, 3, ml, 0.0, float("inf"), PruningRules(), None, _time.perf_counter(), False)
+        root = S.root_node()
+        f = int(rng.integers(0, X.shape[1]))
+        cuts = S.cuts(root, f)
+        if cuts.shape[0] < 2:
+            continue
+        zu, zv = sorted(int(c) for c in rng.choice(cuts, 2, replace=False))
+        child, _ = S.children(root, f, zv)
+        zero = root.order[f, zu + 1: zv + 1]
+        w2 = w.copy()
+        w2[zero] = 0.0
+        rows = child.rows
+        opt = optimal_tree(X[rows], y[rows], 2, weights=w2[rows], n_classes=2, min_leaf=ml, pruning=ALL_OFF).cost
+        for stop, bound in ((opt, opt + 2), (opt - 1, opt), (opt - 1, opt + 3), (opt - 2, opt - 1),
+                            (opt + 0.5, opt + 1), (-1.0, opt - 0.5)):
+            if stop > bound:
+                continue
+            lb, within = S.relaxed(child, zero, bound, 0.0, stop)
+            if opt <= stop + 1e-9:
+                assert within and lb == 0.0, (seed, trial, stop, bound, opt)
+            elif opt <= bound + 1e-9:
+                assert not within and lb == pytest.approx(opt, rel=1e-7), (seed, trial, stop, bound, opt)
+            else:
+                assert not within and bound < lb <= opt + 1e-6, (seed, trial, stop, bound, opt, lb)
+
+
 @pytest.mark.parametrize("min_leaf", [5, 20])
 def test_min_leaf_on_real_data_equals_the_exhaustive_search(min_leaf):
     X, y = load("haberman")

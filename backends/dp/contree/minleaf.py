@@ -149,20 +149,24 @@ class MinLeaf:
         and ``tL``/``tR`` the constrained ones (OPT_m(L_u), OPT_m(R_v)), which bound the
         relaxed values from above: the side with the larger difference is solved first,
         exactly when it is at most ``B`` minus the other's bound, then the other only as far
-        as needed to tell whether the sum exceeds ``B``. Returns the two bounds."""
+        as needed to tell whether the sum exceeds ``B``. The first search stops at a tree
+        within ``B`` minus the other side's upper bound (tL or tR): the two relaxed optima
+        then sum to at most ``B``, so nothing can be pruned (as long as tL/tR are the
+        optima; when they are only lower bounds, a prune may be missed, never made
+        wrongly). Returns the two bounds."""
         self.stats["relaxed_attempts"] += 1
         left, _ = self.children(node, f, zv)
         _, right = self.children(node, f, zu)
         between = node.order[f, zu + 1: zv + 1]
         if tR - uR > tL - uL:
-            aR = self.relaxed(right, between, B - uL, uR, False)
-            if uL + aR > B:
+            aR, within = self.relaxed(right, between, B - uL, uR, B - tL)
+            if within or uL + aR > B:  # within: aR' + aL' <= (B - tL) + tL, nothing to prune
                 return uL, aR
-            return self.relaxed(left, between, B - aR, uL, True), aR
-        aL = self.relaxed(left, between, B - uR, uL, False)
-        if aL + uR > B:
+            return self.relaxed(left, between, B - aR, uL, B - aR)[0], aR
+        aL, within = self.relaxed(left, between, B - uR, uL, B - tR)
+        if within or aL + uR > B:
             return aL, uR
-        return aL, self.relaxed(right, between, B - aL, uR, True)
+        return aL, self.relaxed(right, between, B - aL, uR, B - aL)[0]
 
     def relaxed_seed(self, child: _Node) -> tuple[int, int]:
         """The root split (feature, position) the relaxed search of ``child`` evaluates first:
@@ -175,13 +179,16 @@ class MinLeaf:
             return entry.tree.f1, entry.tree.z
         return -1, -1
 
-    def relaxed(self, child: _Node, zero: np.ndarray, bound: float, lower: float, first: bool) -> float:
+    def relaxed(self, child: _Node, zero: np.ndarray, bound: float, lower: float,
+                stop: float) -> tuple[float, bool]:
         """A proven lower bound on the constrained depth-two optimum of ``child`` with the
         rows ``zero`` weightless (they still count towards the minimum leaf size): the
-        optimum itself when at most ``bound`` (unless ``first``: then the search stops at the
-        first tree within ``bound`` and ``lower`` is returned), else a bound above ``bound``.
-        ``lower``: a known lower bound (the unconstrained optimum of the weighted rows), at
-        which the search stops."""
+        optimum itself when at most ``bound``, else a bound above ``bound``; unless a tree
+        of cost <= ``stop`` (<= ``bound``) is found first: the search then stops there and
+        returns ``(lower, True)``. ``lower``: a known lower bound (the unconstrained optimum
+        of the weighted rows), at which the search stops as well."""
+        if self.integral:  # the kernel stops once its incumbent is below stop + 1 (d_strict)
+            stop = math.floor(stop + 1e-9)
         w2 = self.w.copy()
         w2[zero] = 0.0
         wd2 = w2.astype(self.dtype)
@@ -189,10 +196,10 @@ class MinLeaf:
         cw = np.bincount(self.y[child.rows], weights=w2[child.rows], minlength=self.K)
         leaf = float(cw.sum() - cw.max())
         if leaf <= 0 or child.m < 2 * self.min_leaf:
-            return max(leaf, lower)
+            return max(leaf, lower), False
         if leaf <= bound:
-            if first:
-                return lower
+            if leaf <= stop:
+                return lower, True
             inc_arr = np.array([leaf, -1, -1, 1.0, bound, self.d_strict, self.d_tie])
         else:
             inc_arr = np.array([math.inf, -1, -1, 0.0, bound, self.d_strict, self.d_tie])
@@ -200,11 +207,13 @@ class MinLeaf:
         seed = self.relaxed_seed(child)
         done, _, _, n_evals, n_sp = _load_kernels().d2_quick(
             child.rows, child.order, child.vals, self.y, w2, wd2, sgn2, self.K, self.scratch_pos, inc_arr, 0.0,
-            self.tol, self.rules_arr, 8 * self.batch_elems, self.wide, self.min_leaf, float(bound if first else lower),
+            self.tol, self.rules_arr, 8 * self.batch_elems, self.wide, self.min_leaf, float(max(stop, lower)),
             seed[0], seed[1])
         self.stats["relaxed_evals"] += int(n_evals)
-        if not done or (inc_arr[3] != 0.0 and first):
-            return lower
+        if not done:
+            return lower, False
         if inc_arr[3] != 0.0:
-            return max(float(inc_arr[0]), lower)
-        return max(self.lb_after_fail(bound), lower)
+            if inc_arr[0] <= stop + self.tol:
+                return lower, True
+            return max(float(inc_arr[0]), lower), False
+        return max(self.lb_after_fail(bound), lower), False
