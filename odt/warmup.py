@@ -93,9 +93,12 @@ def exercises(group: str) -> list[tuple[str, dict[str, list]]]:
     if group in ("contree", "contree-float"):
         weighted = group == "contree-float"
         head = "data { target class" + ("\nweight w" if weighted else "") + " }\n"
+        # a minimum leaf size at depth three (the compiled root, kernels_root_ml) and four
+        # (the Python root search over its kernels, as larger data at depth three takes)
         models = ["model tree(depth <= 2)\nminimize errors",
                   "model tree(depth <= 3)\nminimize errors",
-                  "model tree(depth <= 3)\nminimize errors\nsubject to { every leaf: samples >= 3 }"]
+                  "model tree(depth <= 3)\nminimize errors\nsubject to { every leaf: samples >= 3 }",
+                  "model tree(depth <= 4)\nminimize errors\nsubject to { every leaf: samples >= 3 }"]
         return [(head + m, _numeric(seed, 80, 3, k, weighted)) for seed, k in ((3, 2), (4, 3)) for m in models]
     raise ValueError(f"unknown kernel group '{group}' (known: {', '.join(jit.GROUPS)})")
 
@@ -127,7 +130,7 @@ def numba_cached(group: str) -> bool:
     modules = {"streed": ["odt.backends.dp.streed.kernels", "odt.backends.dp.streed.kernels_sq"],
                "contree": ["odt.backends.dp.contree.kernels", "odt.backends.dp.contree.kernels_answer",
                            "odt.backends.dp.contree.kernels_eval", "odt.backends.dp.contree.kernels_minleaf",
-                           "odt.backends.dp.contree.kernels_root"]}
+                           "odt.backends.dp.contree.kernels_root", "odt.backends.dp.contree.kernels_root_ml"]}
     for name in modules["streed" if group == "streed" else "contree"]:
         mod = sys.modules.get(name)
         for obj in vars(mod).values() if mod is not None else ():

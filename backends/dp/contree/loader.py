@@ -36,3 +36,10 @@ def _load_root_kernels() -> ModuleType:
     from . import kernels_root
 
     return kernels_root
+
+
+def _load_root_ml_kernels() -> ModuleType:
+    """``kernels_root_ml.py`` (the compiled depth-three root with a minimum leaf size)."""
+    from . import kernels_root_ml
+
+    return kernels_root_ml

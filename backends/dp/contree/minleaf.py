@@ -57,6 +57,7 @@ class MinLeaf:
         w: np.ndarray
         dtype: Any
         min_leaf: int
+        integral: bool
         compiled: bool
         wide: bool
         d2_sequential: bool

@@ -387,7 +387,7 @@ class _Solver(DepthThree, DepthTwo, MinLeaf):
         if d == 1:
             c, t = self.depth_one(node)
             return _Res(c, t, c)
-        if d == 3 and lb1 == 0.0 and self.takes_d3(node):
+        if d == 3 and lb1 == 0.0 and (self.takes_d3(node) or self.takes_d3_ml(node, level)):
             return self.solve_d3(node, bound, cost_leaf, label, level)
         inc = _Incumbent(bound, self.d_strict, self.d_tie)
         if cost_leaf <= bound:

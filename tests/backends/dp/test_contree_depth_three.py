@@ -111,3 +111,89 @@ def test_an_interrupted_compiled_root_answers_a_tree_and_a_valid_lower_bound(sto
     assert res.lower_bound <= best.cost + 1e-9 <= res.cost + 1e-9
     assert res.cost == errors(res.tree, X, y, np.ones(60))
     assert all(lb <= best.cost + 1e-9 for _, lb in progress)
+
+
+# ------------------------------------------------- the root with a minimum leaf size
+
+
+def _solve_ml(monkeypatch, compiled: bool, X, y, w, K, min_leaf, **kw):
+    calls = []
+    original = DepthThree.solve_d3_min_leaf
+
+    def spy(self, *args):
+        calls.append(args)
+        return original(self, *args)
+
+    monkeypatch.setattr(DepthThree, "solve_d3_min_leaf", spy)
+    if not compiled:
+        monkeypatch.setattr(DepthThree, "takes_d3_ml", lambda self, node, level: False)
+    res = optimal_tree(X, y, 3, weights=w, n_classes=K, min_leaf=min_leaf, **kw)
+    monkeypatch.undo()
+    return res, calls
+
+
+@pytest.mark.parametrize("weights", ["unit", "integral", "fractional"])
+@pytest.mark.parametrize("seed", range(3))
+def test_compiled_min_leaf_root_evaluates_what_the_python_loop_evaluates(seed, weights, monkeypatch):
+    """``solve_d3_min_leaf`` (kernel ``kernels_root_ml.d3_search_ml``) against
+    ``_Solver.branch`` with a minimum leaf size: the same optimum, the same number of
+    evaluated splits (the root's, the two-phase children's and, in the Python loop, the
+    searches without the constraint for children of fewer than 2 m rows; where the loop's
+    cache answered no child, which the kernel would solve again), the same relaxed bounds
+    tried and pruning, the same canonical tree; and the optimum of the search with every
+    rule off. A rule applied differently changes the counts even where the optimum
+    survives it."""
+    rng = np.random.default_rng(7000 + 100 * seed + len(weights))
+    used = 0
+    for _ in range(10):
+        X, y, w, K = _data(rng, weights)
+        n = len(y)
+        for min_leaf in sorted({2, int(rng.integers(2, max(3, n // 4 + 1)))}):
+            new, calls = _solve_ml(monkeypatch, True, X, y, w, K, min_leaf)
+            used += len(calls)
+            old, none = _solve_ml(monkeypatch, False, X, y, w, K, min_leaf)
+            assert not none
+            full = optimal_tree(X, y, 3, weights=w, n_classes=K, min_leaf=min_leaf, pruning=NO_PRUNING)
+            assert new.status == old.status == full.status == "optimal"
+            assert new.cost == pytest.approx(old.cost, abs=1e-9)
+            assert new.cost == pytest.approx(full.cost, abs=1e-9)
+            s_new, s_old = new.stats, old.stats
+            if calls and s_old["cache_hits"] == s_old["free_cache_hits"] == 0:  # the kernel keeps no cache
+                assert s_new["splits_evaluated"] == s_old["splits_evaluated"] + s_old["free_splits_evaluated"]
+                for key in ("relaxed_attempts", "relaxed_evals", "intervals_pruned_relaxed"):
+                    assert s_new[key] == s_old[key], key
+            if weights != "fractional":
+                canon_new, _ = _solve_ml(monkeypatch, True, X, y, w, K, min_leaf, canonical_ties=True)
+                canon_old, _ = _solve_ml(monkeypatch, False, X, y, w, K, min_leaf, canonical_ties=True)
+                assert canon_new.tree == canon_old.tree
+    assert used > 0
+
+
+@pytest.mark.parametrize("stop_after", [1, 3, 9])
+def test_an_interrupted_compiled_min_leaf_root_answers_a_tree_and_a_valid_lower_bound(stop_after, monkeypatch):
+    rng = np.random.default_rng(40 + stop_after)
+    X = rng.normal(size=(90, 3)).round(1)
+    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int) ^ (rng.random(90) < 0.2)
+    best = optimal_tree(X, y, 3, min_leaf=6)
+    seen = []
+
+    def clock(self):
+        seen.append(1)
+        if len(seen) > stop_after:
+            raise _Timeout
+
+    init = _Solver.__init__
+
+    def small_budget(self, *args, **kw):
+        init(self, *args, **kw)
+        self.d2_budget = 1
+
+    calls = []
+    original = DepthThree.solve_d3_min_leaf
+    monkeypatch.setattr(DepthThree, "solve_d3_min_leaf", lambda self, *a: calls.append(1) or original(self, *a))
+    monkeypatch.setattr(_Solver, "check_time", clock)
+    monkeypatch.setattr(_Solver, "__init__", small_budget)
+    res = optimal_tree(X, y, 3, min_leaf=6)
+    assert calls and res.status == "feasible"
+    assert res.lower_bound <= best.cost + 1e-9 <= res.cost + 1e-9
+    assert res.cost == errors(res.tree, X, y, np.ones(90))
