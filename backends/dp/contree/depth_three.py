@@ -19,7 +19,7 @@ with a minimum leaf size on haberman depth 3 (5 and 20) ~11.5 -> ~7.3 ms.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import numpy as np
 
@@ -114,49 +114,29 @@ class DepthThree:
             return self.solve_d3_min_leaf(node, bound, cost_leaf, label)
         if cost_leaf <= 0.0 or node.m < 2:
             return _Res(cost_leaf, DPLeaf(label), cost_leaf)
-        inc = _Incumbent(bound, self.d_strict, self.d_tie)
-        if cost_leaf <= bound:
-            inc.set(cost_leaf, DPLeaf(label), -1, -1)
-        inc_arr = np.array([inc.cost, -1.0, -1.0, 1.0 if inc.active else 0.0, bound, self.d_strict, self.d_tie])
-        m = node.m
-        st = np.array([0, 0, 0, 0, 0, -1], dtype=np.int64)
-        queue = np.empty((m + 1, 4), dtype=np.int64)
-        cuts = np.empty(m, dtype=np.int64)
-        wc, tcL, tcR, thL, thR = (np.empty(m) for _ in range(5))
+        inc, inc_arr, st, queue, cuts, (wc, tcL, tcR, thL, thR) = self._d3_start(node, bound, cost_leaf, label)
         best = np.zeros(11, dtype=np.int64)
         counts = np.zeros(6, dtype=np.int64)
         sgn = self.sgn if self.sgn is not None else self.wd
         kern = self.kern_root
-        seen = 0
+
+        def step() -> bool:
+            return kern.d3_search(node.rows, node.order, node.vals, self.y, self.w, self.wd, sgn, self.K,
+                                  self.scratch_pos, self.scratch_mask, inc_arr, self.integral, self.canonical_ties,
+                                  self.tol, self.rules_arr, st, queue, cuts, wc, tcL, tcR, thL, thR, best, counts,
+                                  self.d2_budget)
+
         if level == 0:
             self.root_kstate = (st, queue, thL, thR)
         try:
-            while True:
-                self.check_time()
-                done = kern.d3_search(node.rows, node.order, node.vals, self.y, self.w, self.wd, sgn, self.K,
-                                      self.scratch_pos, self.scratch_mask, inc_arr, self.integral,
-                                      self.canonical_ties, self.tol, self.rules_arr, st, queue, cuts, wc, tcL, tcR,
-                                      thL, thR, best, counts, self.d2_budget)
-                if level == 0:
-                    self.root_feature = int(min(st[0], self.p - 1))
-                if counts[5] != seen:  # a better split: its tree, as an anytime answer
-                    seen = int(counts[5])
-                    inc.set(float(inc_arr[0]), self.d3_tree(node, best), int(best[0]), int(best[2]))
-                    if level == 0:
-                        self.report_root(inc)
-                if done:
-                    break
+            self._d3_loop(node, inc, inc_arr, st, best, step, lambda: int(counts[5]), level)
         finally:
             stats = self.stats
             stats["splits_evaluated"] += int(counts[0] + counts[3])
             stats["intervals_pruned_sp"] += int(counts[1] + counts[4])
             stats["ct_calls"] += int(counts[2])
             stats["d2_calls"] += int(counts[3])
-        if level == 0:
-            self.root_kstate = None  # searched to the end: nothing left for root_lower_bound
-        if inc.tree is not None:
-            return _Res(inc.cost, inc.tree, max(0.0, inc.cost))
-        return _Res(math.inf, None, self.lb_after_fail(bound))
+        return self._d3_result(inc, bound, level)
 
     def solve_d3_min_leaf(self, node: _Node, bound: float, cost_leaf: float, label: int) -> _Res:
         """``_Solver._solve(root, 3, bound, 0)`` with a minimum leaf size on the compiled
@@ -164,39 +144,25 @@ class DepthThree:
         the children solved as :meth:`MinLeaf.solve_min_leaf` solves them."""
         if cost_leaf <= 0.0 or node.m < 2 * self.min_leaf:
             return _Res(cost_leaf, DPLeaf(label), cost_leaf)
-        inc = _Incumbent(bound, self.d_strict, self.d_tie)
-        if cost_leaf <= bound:
-            inc.set(cost_leaf, DPLeaf(label), -1, -1)
-        inc_arr = np.array([inc.cost, -1.0, -1.0, 1.0 if inc.active else 0.0, bound, self.d_strict, self.d_tie])
+        inc, inc_arr, st, queue, cuts, (wc, tcL, tcR, thL, thR) = self._d3_start(node, bound, cost_leaf, label)
         m = node.m
-        st = np.array([0, 0, 0, 0, 0, -1], dtype=np.int64)
-        queue = np.empty((m + 1, 4), dtype=np.int64)
-        rel = np.zeros((m + 1, 2))
-        cuts = np.empty(m, dtype=np.int64)
-        wc, tcL, tcR, thL, thR = (np.empty(m) for _ in range(5))
+        rel = np.zeros((m + 1, 2))  # the queued intervals' relaxed bounds
         seeds = np.full((m, 4), -1, dtype=np.int64)
         best = np.zeros(11, dtype=np.int64)
         counts = np.zeros(9, dtype=np.int64)
         sgn = self.sgn if self.sgn is not None else self.wd
         w2, wd2, sgn2 = self.w.copy(), self.wd.copy(), sgn.copy()  # the relaxation's weights
         kern = _load_root_ml_kernels()
-        seen = 0
+
+        def step() -> bool:
+            return kern.d3_search_ml(node.rows, node.order, node.vals, self.y, self.w, self.wd, sgn, self.K,
+                                     self.scratch_pos, self.scratch_mask, inc_arr, self.integral, self.canonical_ties,
+                                     self.tol, self.rules_arr, self.relaxed_sp, self.min_leaf, st, queue, rel, cuts,
+                                     wc, tcL, tcR, thL, thR, seeds, best, counts, w2, wd2, sgn2, self.d2_budget)
+
         self.root_kstate = (st, queue, thL, thR)
         try:
-            while True:
-                self.check_time()
-                done = kern.d3_search_ml(node.rows, node.order, node.vals, self.y, self.w, self.wd, sgn, self.K,
-                                         self.scratch_pos, self.scratch_mask, inc_arr, self.integral,
-                                         self.canonical_ties, self.tol, self.rules_arr, self.relaxed_sp,
-                                         self.min_leaf, st, queue, rel, cuts, wc, tcL, tcR, thL, thR, seeds, best,
-                                         counts, w2, wd2, sgn2, self.d2_budget)
-                self.root_feature = int(min(st[0], self.p - 1))
-                if counts[4] != seen:  # a better split: its tree, as an anytime answer
-                    seen = int(counts[4])
-                    inc.set(float(inc_arr[0]), self.d3_tree(node, best), int(best[0]), int(best[2]))
-                    self.report_root(inc)
-                if done:
-                    break
+            self._d3_loop(node, inc, inc_arr, st, best, step, lambda: int(counts[4]), 0)
         finally:
             stats = self.stats
             stats["splits_evaluated"] += int(counts[0] + counts[3])
@@ -207,7 +173,44 @@ class DepthThree:
             stats["relaxed_attempts"] += int(counts[6])
             stats["relaxed_evals"] += int(counts[7])
             stats["phase1_splits_evaluated"] = stats.get("phase1_splits_evaluated", 0) + int(counts[8])
-        self.root_kstate = None  # searched to the end: nothing left for root_lower_bound
+        return self._d3_result(inc, bound, 0)
+
+    def _d3_start(self, node: _Node, bound: float, cost_leaf: float, label: int) -> tuple:
+        """The incumbent (the leaf when within ``bound``), its array form and the search
+        state of the compiled depth-three searches: ``st``, the interval ring, the
+        feature's candidates and per candidate ``wc``, ``tcL``, ``tcR``, ``thL``, ``thR``."""
+        inc = _Incumbent(bound, self.d_strict, self.d_tie)
+        if cost_leaf <= bound:
+            inc.set(cost_leaf, DPLeaf(label), -1, -1)
+        inc_arr = np.array([inc.cost, -1.0, -1.0, 1.0 if inc.active else 0.0, bound, self.d_strict, self.d_tie])
+        m = node.m
+        st = np.array([0, 0, 0, 0, 0, -1], dtype=np.int64)
+        queue = np.empty((m + 1, 4), dtype=np.int64)
+        cuts = np.empty(m, dtype=np.int64)
+        return inc, inc_arr, st, queue, cuts, tuple(np.empty(m) for _ in range(5))
+
+    def _d3_loop(self, node: _Node, inc: _Incumbent, inc_arr: np.ndarray, st: np.ndarray, best: np.ndarray,
+                 step: Callable[[], bool], improvements: Callable[[], int], level: int) -> None:
+        """Run a compiled depth-three search to its end in work budgets, with a time check
+        before each; each better split becomes the incumbent's tree (the root's anytime
+        answer)."""
+        seen = 0
+        while True:
+            self.check_time()
+            done = step()
+            if level == 0:
+                self.root_feature = int(min(st[0], self.p - 1))
+            if improvements() != seen:
+                seen = improvements()
+                inc.set(float(inc_arr[0]), self.d3_tree(node, best), int(best[0]), int(best[2]))
+                if level == 0:
+                    self.report_root(inc)
+            if done:
+                break
+
+    def _d3_result(self, inc: _Incumbent, bound: float, level: int) -> _Res:
+        if level == 0:
+            self.root_kstate = None  # searched to the end: nothing left for root_lower_bound
         if inc.tree is not None:
             return _Res(inc.cost, inc.tree, max(0.0, inc.cost))
         return _Res(math.inf, None, self.lb_after_fail(bound))

@@ -61,6 +61,53 @@ def _right_of(wc, mf, x):  # pragma: no cover
     return lo
 
 
+
+@njit(cache=True, nogil=True, inline="always")
+def _shrink(st, i, j, u, v, wc, mf, tcL, tcR, thL, thR, B, tol):  # pragma: no cover
+    """P_IS, Eq. (11), on the interval [i, j] between the evaluated candidates u and v (-1:
+    none): the Theorem 2 limits ``st[ST_ML]``/``st[ST_MR]``, then the thresholds within
+    the moved weight of a neighbour's bound (right of u: ``thL[u] + tcR[u]``, left of v:
+    ``tcL[v] + thR[v]``; theta itself where the sides are monotone, ``thX`` = ``tcX``)."""
+    if st[ST_ML] > i:
+        i = st[ST_ML]
+    if st[ST_MR] < j:
+        j = st[ST_MR]
+    if u >= 0:
+        su = thL[u] + tcR[u]
+        if su - B > 0:
+            i = max(i, _left_of(wc, mf, wc[u] + (su - B) - tol))
+    if v >= 0:
+        sv = tcL[v] + thR[v]
+        if sv - B > 0:
+            j = min(j, _right_of(wc, mf, wc[v] - (sv - B) + tol) - 1)
+    return i, j
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _neighbours(inc, f, c, wc, mf, tm, tp, tol):  # pragma: no cover
+    """P_NB, Eq. (9): the candidates ``(lo, hi)`` nearest the evaluated c that stay open,
+    from the bounds ``tm`` on the splits left of c and ``tp`` on those right of it."""
+    lo, hi = c - 1, c + 1
+    r = tm - _bound_for(inc, f, c - 1)
+    if r > 0:
+        lo = min(lo, _right_of(wc, mf, wc[c] - r + tol) - 1)
+    r = tp - _bound_for(inc, f, c + 1)
+    if r > 0:
+        hi = max(hi, _left_of(wc, mf, wc[c] + r - tol))
+    return lo, hi
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _enqueue(queue, st, i, j, u, v):  # pragma: no cover
+    """Append the interval [i, j] with neighbours u, v to the ring; its slot."""
+    t = (st[ST_HEAD] + st[ST_LEN]) % queue.shape[0]
+    queue[t, 0] = i
+    queue[t, 1] = j
+    queue[t, 2] = u
+    queue[t, 3] = v
+    st[ST_LEN] += 1
+    return t
+
 @njit(cache=True, nogil=True)
 def _child(rows, order, vals, y, w, wd, sgn, K, lid, bound, d_strict, d_tie, integral, tol, rules,
            out, o, counts):  # pragma: no cover
@@ -154,18 +201,7 @@ def d3_search(rows, order, vals, y, w, wd, sgn, K, lid, mark, inc, integral, can
             st[ST_LEN] -= 1
             B = _bound_for(inc, f, j)  # inclusive bound for every split in [i..j]
             if use_is:  # P_IS, Eq. (11)
-                if st[ST_ML] > i:
-                    i = st[ST_ML]
-                if st[ST_MR] < j:
-                    j = st[ST_MR]
-                if u >= 0:
-                    su = thL[u] + tcR[u]
-                    if su - B > 0:
-                        i = max(i, _left_of(wc, mf, wc[u] + (su - B) - tol))
-                if v >= 0:
-                    sv = tcL[v] + thR[v]
-                    if sv - B > 0:
-                        j = min(j, _right_of(wc, mf, wc[v] - (sv - B) + tol) - 1)
+                i, j = _shrink(st, i, j, u, v, wc, mf, tcL, tcR, thL, thR, B, tol)
                 if i > j:
                     continue
             if use_sp:  # P_SP, Eq. (12)
@@ -226,28 +262,11 @@ def d3_search(rows, order, vals, y, w, wd, sgn, K, lid, mark, inc, integral, can
                     st[ST_ML] = max(st[ST_ML], c + 1)
                 if exactR and tR <= 0.0 and tw > _bound_for(inc, f, c + 1):
                     st[ST_MR] = min(st[ST_MR], c - 1)
-            lo, hi = c - 1, c + 1
-            if use_nb:  # P_NB, Eq. (9)
-                rl_ = tw - _bound_for(inc, f, c - 1)
-                if rl_ > 0:
-                    lo = min(lo, _right_of(wc, mf, wc[c] - rl_ + tol) - 1)
-                rr_ = tw - _bound_for(inc, f, c + 1)
-                if rr_ > 0:
-                    hi = max(hi, _left_of(wc, mf, wc[c] + rr_ - tol))
+            lo, hi = _neighbours(inc, f, c, wc, mf, tw, tw, tol) if use_nb else (c - 1, c + 1)  # P_NB, Eq. (9)
             if hi <= j:
-                t = (st[ST_HEAD] + st[ST_LEN]) % cap
-                queue[t, 0] = hi
-                queue[t, 1] = j
-                queue[t, 2] = c
-                queue[t, 3] = v
-                st[ST_LEN] += 1
+                _enqueue(queue, st, hi, j, c, v)
             if i <= lo:
-                t = (st[ST_HEAD] + st[ST_LEN]) % cap
-                queue[t, 0] = i
-                queue[t, 1] = lo
-                queue[t, 2] = u
-                queue[t, 3] = c
-                st[ST_LEN] += 1
+                _enqueue(queue, st, i, lo, u, c)
         st[ST_F] += 1
         st[ST_MF] = -1
     return True

@@ -29,8 +29,8 @@ import numpy as np
 
 from .jit import njit
 from .kernels import _bound_for, d2_quick, d2_two_phase, leaf_cost, split_node
-from .kernels_root import (BEST_F, BEST_L, BEST_R, BEST_W, BEST_Z, ST_F, ST_HEAD, ST_LEN, ST_MF, ST_ML, ST_MR,
-                           _left_of, _right_of)
+from .kernels_root import (BEST_F, BEST_L, BEST_W, BEST_Z, ST_F, ST_HEAD, ST_LEN, ST_MF, ST_ML, ST_MR, _enqueue,
+                           _neighbours, _shrink)
 
 #: ``counts`` fields: root splits evaluated, intervals pruned by SP (and ``lb1``), children
 #: solved, their splits evaluated, improvements of ``inc``, intervals pruned by the
@@ -176,15 +176,9 @@ def _relaxed_sides(rows, order, vals, y, w, wd, sgn, K, lid, mark, f, u, v, zu, 
 @njit(cache=True, nogil=True)
 def _push(queue, rel, st, i, j, u, v, aL, aR):  # pragma: no cover
     """Append the interval [i, j] with neighbours u, v and relaxed bounds aL, aR."""
-    cap = queue.shape[0]
-    t = (st[ST_HEAD] + st[ST_LEN]) % cap
-    queue[t, 0] = i
-    queue[t, 1] = j
-    queue[t, 2] = u
-    queue[t, 3] = v
+    t = _enqueue(queue, st, i, j, u, v)
     rel[t, 0] = aL
     rel[t, 1] = aR
-    st[ST_LEN] += 1
 
 
 @njit(cache=True, nogil=True)
@@ -244,18 +238,7 @@ def d3_search_ml(rows, order, vals, y, w, wd, sgn, K, lid, mark, inc, integral, 
             st[ST_LEN] -= 1
             B = _bound_for(inc, f, j)  # inclusive bound for every split in [i..j]
             if use_is:  # P_IS, Eq. (11)
-                if st[ST_ML] > i:
-                    i = st[ST_ML]
-                if st[ST_MR] < j:
-                    j = st[ST_MR]
-                if u >= 0:
-                    su = thL[u] + tcR[u]  # the bound right of u
-                    if su - B > 0:
-                        i = max(i, _left_of(wc, mf, wc[u] + (su - B) - tol))
-                if v >= 0:
-                    sv = tcL[v] + thR[v]  # the bound left of v
-                    if sv - B > 0:
-                        j = min(j, _right_of(wc, mf, wc[v] - (sv - B) + tol) - 1)
+                i, j = _shrink(st, i, j, u, v, wc, mf, tcL, tcR, thL, thR, B, tol)
                 if use_cross and u >= 0 and v >= 0 and tcL[v] + tcR[u] - (wc[v] - wc[u]) > B + tol:
                     continue  # both sides shrink from a neighbour (the cross rule)
                 if i > j:
@@ -342,14 +325,8 @@ def d3_search_ml(rows, order, vals, y, w, wd, sgn, K, lid, mark, inc, integral, 
                     st[ST_ML] = max(st[ST_ML], c + 1)
                 if uL > _bound_for(inc, f, c + 1):
                     st[ST_MR] = min(st[ST_MR], c - 1)
-            lo, hi = c - 1, c + 1
-            if use_nb:  # P_NB, Eq. (9): uL + tR bounds the splits right of c, tL + uR those left of it
-                rl_ = tL + uR - _bound_for(inc, f, c - 1)
-                if rl_ > 0:
-                    lo = min(lo, _right_of(wc, mf, wc[c] - rl_ + tol) - 1)
-                rr_ = uL + tR - _bound_for(inc, f, c + 1)
-                if rr_ > 0:
-                    hi = max(hi, _left_of(wc, mf, wc[c] + rr_ - tol))
+            # P_NB, Eq. (9): tL + uR bounds the splits left of c, uL + tR those right of it
+            lo, hi = _neighbours(inc, f, c, wc, mf, tL + uR, uL + tR, tol) if use_nb else (c - 1, c + 1)
             if hi <= j:
                 _push(queue, rel, st, hi, j, c, v, aL, aR)
             if i <= lo:
