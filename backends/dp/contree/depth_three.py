@@ -103,10 +103,17 @@ class DepthThree:
     def d3_fits(self, node: _Node, phases: int = 1) -> bool:
         """Every depth-two search below ``node`` ends within :data:`D3_WORK` steps: at most
         one evaluation per candidate of the node, each of ``2 p m + candidates K`` steps
-        (``kernels.d2_run``'s count), with ``p (m - 1)`` bounding the candidates."""
+        (``kernels.d2_run``'s count), ``phases`` times. The candidates are the node's
+        distinct-value boundaries (a subset of its rows has no more), counted when their
+        bound ``p (m - 1)`` does not fit."""
         m = node.m
-        nc = self.p * max(m - 1, 0)
-        return phases * nc * (2 * self.p * m + nc * max(self.K, 2)) <= D3_WORK
+
+        def fits(nc: int) -> bool:
+            return phases * nc * (2 * self.p * m + nc * max(self.K, 2)) <= D3_WORK
+
+        if fits(self.p * max(m - 1, 0)):
+            return True
+        return fits(int(np.count_nonzero(node.vals[:, 1:] > node.vals[:, :-1])))
 
     def solve_d3(self, node: _Node, bound: float, cost_leaf: float, label: int, level: int) -> _Res:
         """``_Solver._solve(node, 3, bound, level)`` on the compiled search (see the module)."""

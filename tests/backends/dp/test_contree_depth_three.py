@@ -12,7 +12,7 @@ import pytest
 
 from odt.backends.dp.contree import kernels
 from odt.backends.dp.contree.bounds import _Timeout
-from odt.backends.dp.contree.depth_three import DepthThree
+from odt.backends.dp.contree.depth_three import D3_WORK, DepthThree
 from odt.backends.dp.contree.search import PruningRules, _Solver, errors, optimal_tree
 
 pytestmark = pytest.mark.skipif(not kernels.AVAILABLE, reason="numba not installed")
@@ -197,3 +197,24 @@ def test_an_interrupted_compiled_min_leaf_root_answers_a_tree_and_a_valid_lower_
     assert calls and res.status == "feasible"
     assert res.lower_bound <= best.cost + 1e-9 <= res.cost + 1e-9
     assert res.cost == errors(res.tree, X, y, np.ones(90))
+
+
+def test_the_gate_counts_distinct_values_when_rows_times_columns_is_too_many(monkeypatch):
+    """3,000 rows of 8 columns of ten values each: p (m - 1) candidates would not fit one
+    compiled call, the 72 there are do; the plain and the minimum-leaf roots then run
+    compiled, with the Python loop's optimum."""
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 10, size=(3000, 8)).astype(float)
+    y = ((X[:, 0] > 4) ^ (X[:, 1] > 6) ^ (rng.random(3000) < 0.1)).astype(int)
+    for min_leaf in (1, 50):
+        S = _Solver(X, y, np.ones(3000), 2, 3, min_leaf, 0.0, float("inf"), PruningRules(), None, 0.0, False)
+        root = S.root_node()
+        bound = S.p * (root.m - 1)  # the candidates' bound: over the budget
+        assert bound * (2 * S.p * root.m + 2 * bound) > D3_WORK
+        assert S.takes_d3(root) if min_leaf == 1 else S.takes_d3_ml(root, 0)
+    plain_new, calls = _solve(monkeypatch, True, X, y, None, 2, 3)
+    plain_old, _ = _solve(monkeypatch, False, X, y, None, 2, 3)
+    assert calls and plain_new.cost == plain_old.cost
+    ml_new, calls = _solve_ml(monkeypatch, True, X, y, None, 2, 50)
+    ml_old, _ = _solve_ml(monkeypatch, False, X, y, None, 2, 50)
+    assert calls and ml_new.cost == ml_old.cost
