@@ -207,8 +207,8 @@ class DepthThree:
             done = step()
             if level == 0:
                 self.root_feature = int(min(st[0], self.p - 1))
-            if improvements() != seen:
-                seen = improvements()
+            if (found := improvements()) != seen:
+                seen = found
                 inc.set(float(inc_arr[0]), self.d3_tree(node, best), int(best[0]), int(best[2]))
                 if level == 0:
                     self.report_root(inc)
