@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import math
+import sys
 import tempfile
 import threading
 from fractions import Fraction
@@ -27,6 +28,28 @@ from odt.compiler import ir, limits
 from odt.compiler.encode import objective, pb
 
 from .base import Artifact, Backend, BackendResult, Capability, Progress, SolveOptions, Status, Stopwatch
+
+
+class _StopsUnlogged(logging.Filter):
+    """Pyomo logs an error for any exception raised inside some of its setters and then
+    re-raises it (a variable's domain: "Reals is not a valid domain", E2001). A stop that
+    the time limit or a signal raised into the build (``compiler.limits``) is no such
+    error: the records Pyomo logs while one is being handled are dropped, the stop goes on
+    (in CI it was an error line on stdout, before ``odtc solve --json``'s object)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not isinstance(sys.exc_info()[1], limits.Stopped)
+
+
+_STOPS_UNLOGGED = _StopsUnlogged()
+
+
+def _quiet_stops() -> None:
+    """Drop Pyomo's log records about a stop: on ``pyomo.core`` (its modelling layer,
+    whichever handler the user configured) and on Pyomo's own handlers (its other loggers)."""
+    for f in (logging.getLogger("pyomo.core"), *logging.getLogger("pyomo").handlers):
+        if _STOPS_UNLOGGED not in f.filters:
+            f.addFilter(_STOPS_UNLOGGED)
 
 
 class MilpBackend(Backend):
@@ -53,6 +76,7 @@ class MilpBackend(Backend):
         odt reports."""
         import pyomo.environ as pyo
 
+        _quiet_stops()
         m = pyo.ConcreteModel(name="odt")
         idx = [v.index for v in model.variables]
         m.x = pyo.Var(idx)

@@ -24,7 +24,8 @@ from pathlib import Path
 from odt.compiler import limits
 from odt.compiler.errors import OdtError
 from odt.compiler.ranges import memory_size, positive_seconds
-from odt.outputs import check_writable, refuse_inputs, refuse_same_outputs, write_atomic, write_or_keep
+from odt.outputs import (check_writable, refuse_inputs, refuse_same_outputs, stdout_for_results, write_atomic,
+                         write_or_keep)
 
 
 def _progress_printer(quiet: bool):
@@ -98,7 +99,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
     prog = compile_file(args.program, params=_overrides(args))
     undecided: list = []
-    core = prog.explain(backend=args.backend, time_limit=args.time_limit, undecided=undecided)
+    with stdout_for_results():
+        core = prog.explain(backend=args.backend, time_limit=args.time_limit, undecided=undecided)
     if not core:
         print(f"{args.program}: feasible: the constraints can all hold together")
         return 0
@@ -143,10 +145,11 @@ def _solve(prog, args: argparse.Namespace) -> int:
 
     result, failure = None, None
     try:
-        result = prog.solve(backend=args.backend, time_limit=args.time_limit, threads=args.threads,
-                            seed=args.seed, verbose=args.verbose,
-                            progress=_progress_printer(args.quiet or args.json), memory_limit=args.memory_limit,
-                            scheduler=args.scheduler)
+        with stdout_for_results():
+            result = prog.solve(backend=args.backend, time_limit=args.time_limit, threads=args.threads,
+                                seed=args.seed, verbose=args.verbose,
+                                progress=_progress_printer(args.quiet or args.json),
+                                memory_limit=args.memory_limit, scheduler=args.scheduler)
     except limits.Stopped:  # the hard deadline just after the solve returned: its result stands
         if result is None:
             raise
@@ -410,9 +413,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise SweepError(str(positive_seconds(args.task_time_limit, "task time limit")))
     scheduler = None if args.scheduler == "none" else args.scheduler
     unsaved: list[OdtError] = []
-    frame = sweep(args.program, grid, folds=args.folds, scheduler=scheduler, output=args.output, plot=args.plot,
-                  seed=args.seed, time_limit=args.task_time_limit, backend=args.backend,
-                  progress=None if args.quiet else print_progress, unsaved=unsaved)
+    with stdout_for_results():
+        frame = sweep(args.program, grid, folds=args.folds, scheduler=scheduler, output=args.output, plot=args.plot,
+                      seed=args.seed, time_limit=args.task_time_limit, backend=args.backend,
+                      progress=None if args.quiet else print_progress, unsaved=unsaved)
     table = summary(frame, [f"param_{n}" for n in grid])
     print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
     best = table.iloc[0]
@@ -448,7 +452,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     s.add_argument("--with-classifier", action="store_true", help="with --json: include the classifier")
     s.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
-    s.add_argument("--verbose", action="store_true", help="print the solver log")
+    s.add_argument("--verbose", action="store_true", help="print the solver log (on stderr)")
     s.add_argument("--explain", action="store_true", help="when infeasible, name a minimal set of conflicting constraints")
     s.add_argument("--scheduler", metavar="ADDRESS", help="a Dask scheduler address: dp's deep search (depth >= 4 "
                                                          "on raw thresholds) runs the root's subproblems on its workers")

@@ -20,10 +20,13 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import sys
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
+from odt.compiler import limits
 from odt.compiler.errors import OdtError
 from odt.compiler.source import Span
 
@@ -209,3 +212,42 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+@contextmanager
+def stdout_for_results() -> Iterator[None]:
+    """While a command computes (``odtc solve``, ``explain``, ``sweep``), whatever else is
+    written on standard output goes to standard error instead: a library's log handler
+    bound to ``sys.stdout`` (Pyomo's), a ``print`` in a dependency, a solver's native
+    output. The command's standard output is then its own result alone (``--json``'s one
+    object, the report), as a pipeline reading it expects. Nothing is redirected when
+    ``sys.stdout`` is not a file (in-process, e.g. under a test's capture)."""
+    fd, err = _fileno(sys.stdout), _fileno(sys.stderr)
+    if fd is None or err is None:
+        yield
+        return
+    saved = os.dup(fd)
+    try:
+        os.dup2(err, fd)
+        yield
+    finally:
+        with limits.shielded():  # a stop arriving here must not leave stdout pointing at stderr
+            _flush(sys.stdout)  # buffered noise goes where it was written, to stderr
+            os.dup2(saved, fd)
+            os.close(saved)
+
+
+def _fileno(stream) -> int | None:
+    """``stream``'s file descriptor, flushed; None when it has none."""
+    try:
+        stream.flush()
+        return stream.fileno()
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both
+        return None
+
+
+def _flush(stream) -> None:
+    try:
+        stream.flush()
+    except (AttributeError, OSError, ValueError):
+        pass

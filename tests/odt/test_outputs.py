@@ -13,6 +13,8 @@ import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -298,3 +300,37 @@ def test_o_onto_a_named_pipe_writes_into_the_pipe(folder, capsys):
     assert main(["predict", str(solved_model(folder, capsys)), "data.csv", "-o", "pipe"]) == 0
     reader.join(5)
     assert got and got[0].startswith("prediction\n") and (folder / "pipe").is_fifo()
+
+
+_NOISY = r'''
+import logging, os, sys
+from odt.compiler import limits
+from odt.outputs import stdout_for_results
+
+print("before")
+log = logging.getLogger("a-library")
+log.addHandler(logging.StreamHandler(sys.stdout))  # bound to stdout, as Pyomo's handler is
+for stop in (False, True):
+    try:
+        with stdout_for_results():
+            print("noise: print")
+            os.write(1, b"noise: native\n")
+            log.error("noise: log")
+            if stop:
+                raise limits.Stopped(limits.TIME_LIMIT)
+    except limits.Stopped:
+        pass
+    print("result", int(stop))
+'''
+
+
+def test_what_else_writes_on_stdout_while_a_command_computes_goes_to_stderr(tmp_path):
+    """CI: a Pyomo error line on stdout before ``odtc solve --json``'s object made it
+    unreadable. While a command computes, prints, log handlers bound to ``sys.stdout`` and
+    native writes on descriptor 1 go to stderr; the command's own output, before and after
+    (also after a stop raised inside), is stdout's only content."""
+    run = subprocess.run([sys.executable, "-c", _NOISY], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "before\nresult 0\nresult 1\n"
+    for noise in ("noise: print", "noise: native", "noise: log"):
+        assert run.stderr.count(noise) == 2
