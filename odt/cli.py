@@ -602,12 +602,15 @@ def run() -> None:
     """The ``odtc`` entry point: ``main``, then leave at once. An interrupted or timed-out
     solve may hold millions of Python objects (encodings, models) whose teardown took
     longer than 1 s, outside any time limit; the outputs are written and flushed already."""
+    for name in ("stdout", "stderr"):  # None when the process was started with it closed: what goes
+        if getattr(sys, name) is None:  # there is discarded (a print to None would go to stdout)
+            setattr(sys, name, open(os.devnull, "w"))
     code = main(age=_process_age())
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (BrokenPipeError, OSError):
-        pass
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # BrokenPipeError is an OSError
+            pass
     os._exit(code)
 
 

@@ -334,3 +334,22 @@ def test_what_else_writes_on_stdout_while_a_command_computes_goes_to_stderr(tmp_
     assert run.stdout == "before\nresult 0\nresult 1\n"
     for noise in ("noise: print", "noise: native", "noise: log"):
         assert run.stderr.count(noise) == 2
+
+
+@pytest.mark.parametrize("closed", ["stdout", "stderr"])
+def test_a_closed_standard_stream_is_no_internal_error(tmp_path, closed):
+    """``odtc solve p.odt >&-`` (or ``2>&-``): Python starts with that stream as None.
+    The run succeeds, what would go there is dropped, and the progress lines never go to
+    the other stream (``print(file=None)`` writes on stdout); it was a traceback and exit 1."""
+    shutil.copy(FUZZ / "data.csv", tmp_path / "data.csv")
+    (tmp_path / "p.odt").write_text(PROGRAM)
+    odtc = Path(sys.executable).parent / "odtc"
+    redirect = ">&-" if closed == "stdout" else "2>&-"
+    run = subprocess.run(["sh", "-c", f'"{odtc}" solve p.odt {redirect}'], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "Traceback" not in run.stderr + run.stdout
+    if closed == "stderr":
+        assert run.stdout.startswith("status") and "[odtc]" not in run.stdout
+    else:
+        assert run.stdout == ""
