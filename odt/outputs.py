@@ -223,10 +223,13 @@ def stdout_for_results() -> Iterator[None]:
     object, the report), as a pipeline reading it expects. Nothing is redirected when
     ``sys.stdout`` is not a file (in-process, e.g. under a test's capture)."""
     fd, err = _fileno(sys.stdout), _fileno(sys.stderr)
-    if fd is None or err is None:
+    try:
+        saved = None if fd is None or err is None else os.dup(fd)
+    except OSError:  # no descriptor left (EMFILE): the command runs unguarded rather than not at all
+        saved = None
+    if saved is None or fd is None or err is None:
         yield
         return
-    saved = os.dup(fd)
     try:
         os.dup2(err, fd)
         yield
