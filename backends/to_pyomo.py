@@ -20,9 +20,11 @@ import math
 import sys
 import tempfile
 import threading
+from contextlib import contextmanager
 from fractions import Fraction
 from math import gcd
 from pathlib import Path
+from typing import Iterator
 
 from odt.compiler import ir, limits
 from odt.compiler.encode import objective, pb
@@ -34,11 +36,31 @@ class _StopsUnlogged(logging.Filter):
     """Pyomo logs an error for any exception raised inside some of its setters and then
     re-raises it (a variable's domain: "Reals is not a valid domain", E2001). A stop that
     the time limit or a signal raised into the build (``compiler.limits``) is no such
-    error: the records Pyomo logs while one is being handled are dropped, the stop goes on
-    (in CI it was an error line on stdout, before ``odtc solve --json``'s object)."""
+    error: the records Pyomo logs while one is being handled, or while it handles its own
+    error with a stop due (see :func:`_stops_kept`), are dropped; the stop goes on (in CI
+    it was an error line on stdout, before ``odtc solve --json``'s object)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return not isinstance(sys.exc_info()[1], limits.Stopped)
+        exc = sys.exc_info()[1]
+        return not (isinstance(exc, limits.Stopped) or (exc is not None and limits.expired()))
+
+
+@contextmanager
+def _stops_kept() -> Iterator[None]:
+    """Pyomo's code catches some exceptions and raises its own instead: ``ComponentData.index``
+    has a bare ``except`` and then reports "'_data' and '_index' out of sync" (a
+    ``DeveloperError``), so a stop raised into it (a signal or the hard deadline lands at
+    any bytecode) came out as an internal error, exit 2 (``test_limits``'s SIGINT to milp,
+    about one run in fifty under load). An error out of Pyomo while a stop is due is that
+    stop."""
+    try:
+        yield
+    except limits.Stopped:
+        raise
+    except Exception as exc:
+        if limits.expired():  # a signal asked, or past the deadline (the hard one comes later)
+            raise limits.Stopped(limits.stop_reason() or limits.TIME_LIMIT) from exc
+        raise
 
 
 _STOPS_UNLOGGED = _StopsUnlogged()
@@ -74,9 +96,13 @@ class MilpBackend(Backend):
         levels (``encode.objective``); ``exported`` with one level, it is that level in
         the program's own units, constant included, so any MILP solver reports the value
         odt reports."""
+        _quiet_stops()
+        with _stops_kept():
+            return self._build(model, cutoff, exported)
+
+    def _build(self, model: ir.Model, cutoff: Fraction | None, exported: bool):
         import pyomo.environ as pyo
 
-        _quiet_stops()
         m = pyo.ConcreteModel(name="odt")
         idx = [v.index for v in model.variables]
         m.x = pyo.Var(idx)
@@ -157,7 +183,8 @@ class MilpBackend(Backend):
                           "random_seed": options.seed, "output_flag": bool(options.verbose)}
         logging.getLogger("pyomo.contrib.solver").setLevel(logging.ERROR)  # we report status ourselves
         opt = Highs()
-        opt.set_instance(m)  # the persistent interface keeps this highspy object for solve()
+        with _stops_kept():
+            opt.set_instance(m)  # the persistent interface keeps this highspy object for solve()
         stop = threading.Event()  # set by a signal or the process's hard deadline (compiler.limits)
         self._watch(opt._solver_model, combined, options, clock, stop)
         remaining = limits.budget(None if options.time_limit is None else options.time_limit - clock.elapsed())

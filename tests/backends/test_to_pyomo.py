@@ -47,3 +47,26 @@ def test_pyomo_errors_that_are_not_a_stop_are_still_logged(caplog):
     with caplog.at_level(logging.DEBUG, logger="pyomo"), pytest.raises(Exception):
         m.x[1].domain = object()  # a real modelling error: Pyomo's message stays
     assert any("E2001" in r.getMessage() or "not a valid domain" in r.getMessage() for r in caplog.records)
+
+
+def test_an_error_pyomo_raises_while_a_stop_is_due_is_that_stop(caplog):
+    """``ComponentData.index`` swallows any exception (a bare ``except``) and raises a
+    ``DeveloperError`` instead: a SIGINT landing there ended ``odtc solve --backend milp``
+    as an internal error (exit 2) after an E2001 line. With a stop due (here: past the
+    deadline, before the hard stop), Pyomo's own error out of the build is the stop, and
+    what Pyomo logs while handling it is dropped; with none due it stays Pyomo's error."""
+    import time
+
+    from odt.backends.to_pyomo import _stops_kept
+
+    m, _ = MilpBackend().build(_model())
+    with caplog.at_level(logging.DEBUG, logger="pyomo"):
+        with limits.time_limit(0.05):
+            time.sleep(0.06)  # past the deadline; the hard stop is 0.2 s later
+            with pytest.raises(limits.Stopped) as stop, _stops_kept():
+                m.x[1].domain = object()
+    assert stop.value.reason == limits.TIME_LIMIT
+    assert not [r for r in caplog.records if r.name.startswith("pyomo")]
+    with pytest.raises(Exception) as error, _stops_kept():
+        m.x[1].domain = object()
+    assert not isinstance(error.value, limits.Stopped)
