@@ -52,7 +52,8 @@ def _stops_kept() -> Iterator[None]:
     ``DeveloperError``), so a stop raised into it (a signal or the hard deadline lands at
     any bytecode) came out as an internal error, exit 2 (``test_limits``'s SIGINT to milp,
     about one run in fifty under load). An error out of Pyomo while a stop is due is that
-    stop."""
+    stop. Pyomo's records about the stop are dropped meanwhile (:func:`_quiet_stops`)."""
+    _quiet_stops()
     try:
         yield
     except limits.Stopped:
@@ -96,7 +97,6 @@ class MilpBackend(Backend):
         levels (``encode.objective``); ``exported`` with one level, it is that level in
         the program's own units, constant included, so any MILP solver reports the value
         odt reports."""
-        _quiet_stops()
         with _stops_kept():
             return self._build(model, cutoff, exported)
 

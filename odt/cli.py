@@ -24,8 +24,8 @@ from pathlib import Path
 from odt.compiler import limits
 from odt.compiler.errors import OdtError
 from odt.compiler.ranges import memory_size, positive_seconds
-from odt.outputs import (check_writable, refuse_inputs, refuse_same_outputs, stdout_for_results, write_atomic,
-                         write_or_keep)
+from odt.outputs import (check_writable, flush_quietly, refuse_inputs, refuse_same_outputs, stdout_for_results,
+                         write_atomic, write_or_keep)
 
 
 def _progress_printer(quiet: bool):
@@ -606,11 +606,8 @@ def run() -> None:
         if getattr(sys, name) is None:  # there is discarded (a print to None would go to stdout)
             setattr(sys, name, open(os.devnull, "w"))
     code = main(age=_process_age())
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # BrokenPipeError is an OSError
-            pass
+    flush_quietly(sys.stdout)
+    flush_quietly(sys.stderr)
     os._exit(code)
 
 

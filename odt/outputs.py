@@ -235,7 +235,7 @@ def stdout_for_results() -> Iterator[None]:
         yield
     finally:
         with limits.shielded():  # a stop arriving here must not leave stdout pointing at stderr
-            _flush(sys.stdout)  # buffered noise goes where it was written, to stderr
+            flush_quietly(sys.stdout)  # buffered noise goes where it was written, to stderr
             os.dup2(saved, fd)
             os.close(saved)
 
@@ -249,7 +249,8 @@ def _fileno(stream) -> int | None:
         return None
 
 
-def _flush(stream) -> None:
+def flush_quietly(stream) -> None:
+    """``stream.flush()``, ignoring a stream that cannot take it (closed, a broken pipe)."""
     try:
         stream.flush()
     except (AttributeError, OSError, ValueError):
