@@ -154,7 +154,8 @@ class DepthThree:
         inc, inc_arr, st, queue, cuts, (wc, tcL, tcR, thL, thR) = self._d3_start(node, bound, cost_leaf, label)
         m = node.m
         rel = np.zeros((m + 1, 2))  # the queued intervals' relaxed bounds
-        seeds = np.full((m, 4), -1, dtype=np.int64)
+        seeds = np.full((m, 2), -1, dtype=np.int64)  # the relaxed searches' seeds: features
+        seedv = np.zeros((m, 2))  # and values
         best = np.zeros(11, dtype=np.int64)
         counts = np.zeros(9, dtype=np.int64)
         sgn = self.sgn if self.sgn is not None else self.wd
@@ -165,7 +166,8 @@ class DepthThree:
             return kern.d3_search_ml(node.rows, node.order, node.vals, self.y, self.w, self.wd, sgn, self.K,
                                      self.scratch_pos, self.scratch_mask, inc_arr, self.integral, self.canonical_ties,
                                      self.tol, self.rules_arr, self.relaxed_sp, self.min_leaf, st, queue, rel, cuts,
-                                     wc, tcL, tcR, thL, thR, seeds, best, counts, w2, wd2, sgn2, self.d2_budget)
+                                     wc, tcL, tcR, thL, thR, seeds, seedv, best, counts, w2, wd2, sgn2,
+                                     self.d2_budget)
 
         self.root_kstate = (st, queue, thL, thR)
         try:

@@ -150,12 +150,13 @@ def d2_search(kind, ordl, posl, S, Sall, wcum, Atot, Btot, cls, wts, tot, cacc, 
             if lbI > B:
                 counts[1] += 1
                 continue
-            if use_relaxed and u >= 0 and v >= 0 and tcL[c0 + u] + tcR[c0 + v] > B:
-                # SP on the weightless relaxation (kernels_minleaf.relaxed_binary_ml)
+            if use_relaxed and i < j and u >= 0 and v >= 0 and tcL[c0 + u] + tcR[c0 + v] > B:
+                # SP on the weightless relaxation (kernels_minleaf.relaxed_binary_ml) of the
+                # shrunk interval: every split of [i, j] lies between its end candidates
                 evals += 1
                 counts[0] += 1
-                rL, rR = relaxed_binary_ml(ordl, posl, S, Sall, cuts, cstart, wcum, Atot, Btot, gl, f, cuts[c0 + u],
-                                           cuts[c0 + v], ml)
+                rL, rR = relaxed_binary_ml(ordl, posl, S, Sall, cuts, cstart, wcum, Atot, Btot, gl, f, cuts[c0 + i],
+                                           cuts[c0 + j], ml)
                 if max(rL, thL[c0 + u]) + max(rR, thR[c0 + v]) > B:
                     counts[1] += 1
                     continue

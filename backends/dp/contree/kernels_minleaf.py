@@ -271,8 +271,10 @@ def eval_wide_ml(ordl, posl, cls, wts, tot, cuts, cstart, has_splits, gl, cl, cr
 @njit(cache=True, nogil=True)
 def relaxed_binary_ml(ordl, posl, S, Sall, cuts, cstart, wcum, Atot, Btot, gl, f1, zu, zv, ml):  # pragma: no cover
     """Lower bounds on the constrained depth-one costs of both sides of every root split
-    strictly between the evaluated positions ``zu`` < ``zv`` of feature ``f1`` (two
-    classes): ``(rL, rR)``. Every such left side L lies between L_u and L_v. A tree of L
+    of feature ``f1`` at a position z with ``zu`` <= z <= ``zv`` (two classes): ``(rL,
+    rR)``; the callers pass the two end candidates of a (shrunk) interval of root splits.
+    Every such left side L lies between L_u and L_v (the rows at positions <= ``zu``,
+    <= ``zv``). A tree of L
     whose leaves hold >= ``ml`` rows of L, run on L_v, keeps them at >= ``ml`` rows and errs
     on at least the rows of L_u it errs on; so its cost is at least the optimum over trees
     of L_v with leaves of >= ``ml`` rows of L_v, counting the errors on the rows of L_u only

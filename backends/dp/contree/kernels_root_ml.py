@@ -99,11 +99,12 @@ def _child_ml(rows, order, vals, y, w, wd, sgn, K, lid, bound, d_strict, d_tie, 
 
 @njit(cache=True, nogil=True)
 def _relaxed(rows, order, vals, y, w, wd, sgn, K, lid, zero, bound, lower, stop, integral, d_strict, d_tie, tol,
-             rules, ml, sf, sz, w2, wd2, sgn2, counts):  # pragma: no cover
+             rules, ml, sf, sv, w2, wd2, sgn2, counts):  # pragma: no cover
     """:meth:`.minleaf.MinLeaf.relaxed`: ``(lower bound, within stop)`` of the constrained
     depth-two optimum of the rows ``rows`` with the rows ``zero`` weightless, the search
-    seeded with the root split ``(sf, sz)`` (-1: none). ``w2``/``wd2``/``sgn2`` are
-    scratch copies of the weights over the dataset, left equal to ``w``/``wd``/``sgn``."""
+    seeded with the root split of feature ``sf`` (-1: none) after the value ``sv`` (as
+    :meth:`.minleaf.MinLeaf.seed_position`). ``w2``/``wd2``/``sgn2`` are scratch copies of
+    the weights over the dataset, left equal to ``w``/``wd``/``sgn``."""
     if integral:
         stop = math.floor(stop + 1e-9)
     for k in range(zero.shape[0]):
@@ -128,6 +129,11 @@ def _relaxed(rows, order, vals, y, w, wd, sgn, K, lid, zero, bound, lower, stop,
         inc[4] = bound
         inc[5] = d_strict
         inc[6] = d_tie
+        sz = -1
+        if sf >= 0:  # the last position at or below the seed's value
+            sz = np.searchsorted(vals[sf], sv, side="right") - 1
+            if sz < 0 or sz >= rows.shape[0] - 1:
+                sf = -1
         done, _, _, n_evals, n_sp = d2_quick(rows, order, vals, y, w2, wd2, sgn2, K, lid, inc, 0.0, tol, rules,
                                              1 << 62, False, ml, max(stop, lower), sf, sz)
         counts[CM_REL_EVALS] += n_evals
@@ -149,27 +155,28 @@ def _relaxed(rows, order, vals, y, w, wd, sgn, K, lid, zero, bound, lower, stop,
 
 @njit(cache=True, nogil=True)
 def _relaxed_sides(rows, order, vals, y, w, wd, sgn, K, lid, mark, f, u, v, zu, zv, uL, uR, tL, tR, B,
-                   integral, d_strict, d_tie, tol, rules, ml, seeds, w2, wd2, sgn2, counts):  # pragma: no cover
-    """:meth:`.minleaf.MinLeaf.relaxed_sides` for the interval between the evaluated
-    candidates ``u`` < ``v`` (positions ``zu`` < ``zv``): the two lower bounds."""
+                   integral, d_strict, d_tie, tol, rules, ml, seeds, seedv, w2, wd2, sgn2, counts):  # pragma: no cover
+    """:meth:`.minleaf.MinLeaf.relaxed_sides` for the root splits at positions ``zu`` to
+    ``zv`` (the ends of an interval between the evaluated candidates ``u`` < ``v``, whose
+    children's depth-two roots seed the searches): the two lower bounds."""
     counts[CM_ATTEMPTS] += 1
     rl, ol, vl, _, _, _ = split_node(rows, order, vals, mark, f, zv)
     _, _, _, rr, orr, vr = split_node(rows, order, vals, mark, f, zu)
     between = order[f, zu + 1: zv + 1]
     if tR - uR > tL - uL:
         aR, within = _relaxed(rr, orr, vr, y, w, wd, sgn, K, lid, between, B - uL, uR, B - tL, integral, d_strict,
-                              d_tie, tol, rules, ml, seeds[u, 2], seeds[u, 3], w2, wd2, sgn2, counts)
+                              d_tie, tol, rules, ml, seeds[u, 1], seedv[u, 1], w2, wd2, sgn2, counts)
         if within or uL + aR > B:
             return uL, aR
         aL, _ = _relaxed(rl, ol, vl, y, w, wd, sgn, K, lid, between, B - aR, uL, B - aR, integral, d_strict, d_tie,
-                         tol, rules, ml, seeds[v, 0], seeds[v, 1], w2, wd2, sgn2, counts)
+                         tol, rules, ml, seeds[v, 0], seedv[v, 0], w2, wd2, sgn2, counts)
         return aL, aR
     aL, within = _relaxed(rl, ol, vl, y, w, wd, sgn, K, lid, between, B - uR, uL, B - tR, integral, d_strict, d_tie,
-                          tol, rules, ml, seeds[v, 0], seeds[v, 1], w2, wd2, sgn2, counts)
+                          tol, rules, ml, seeds[v, 0], seedv[v, 0], w2, wd2, sgn2, counts)
     if within or aL + uR > B:
         return aL, uR
     aR, _ = _relaxed(rr, orr, vr, y, w, wd, sgn, K, lid, between, B - aL, uR, B - aL, integral, d_strict, d_tie,
-                     tol, rules, ml, seeds[u, 2], seeds[u, 3], w2, wd2, sgn2, counts)
+                     tol, rules, ml, seeds[u, 1], seedv[u, 1], w2, wd2, sgn2, counts)
     return aL, aR
 
 
@@ -183,7 +190,7 @@ def _push(queue, rel, st, i, j, u, v, aL, aR):  # pragma: no cover
 
 @njit(cache=True, nogil=True)
 def d3_search_ml(rows, order, vals, y, w, wd, sgn, K, lid, mark, inc, integral, canonical, tol, rules, relax, ml,
-                 st, queue, rel, cuts, wc, tcL, tcR, thL, thR, seeds, best, counts, w2, wd2, sgn2,
+                 st, queue, rel, cuts, wc, tcL, tcR, thL, thR, seeds, seedv, best, counts, w2, wd2, sgn2,
                  budget):  # pragma: no cover
     """Alg. 1 with minimum leaf size ``ml`` over the features ``st[ST_F]..p-1`` of a
     depth-three node (resumable).
@@ -192,9 +199,10 @@ def d3_search_ml(rows, order, vals, y, w, wd, sgn, K, lid, mark, inc, integral, 
     :func:`kernels_root.d3_search`; ``rel`` holds each queued interval's relaxed bounds
     (aL, aR; 0 when none), ``tcL``/``tcR`` the evaluated candidates' (lower bounds on the)
     constrained side optima and ``thL``/``thR`` the lower bounds on the same sides'
-    optima without the constraint, ``seeds[c]`` the depth-two root splits (feature,
-    position; -1 none) of candidate c's exactly solved children, left then right (the
-    relaxed searches start from them, as ``MinLeaf.relaxed_seed``). ``relax``: the
+    optima without the constraint, ``seeds[c]`` the features of the depth-two root splits
+    of candidate c's exactly solved children, left then right (-1 none), and ``seedv[c]``
+    the values before them (the relaxed searches start from them, as
+    ``MinLeaf.seed_position``). ``relax``: the
     weightless relaxation on. Returns True when every feature is searched; False after
     ``budget`` row-feature steps."""
     p, m = order.shape
@@ -248,11 +256,11 @@ def d3_search_ml(rows, order, vals, y, w, wd, sgn, K, lid, mark, inc, integral, 
                 if lbI > B:
                     counts[CM_SP] += 1
                     continue
-                if relax and u >= 0 and v >= 0 and max(tcL[u], aL) + max(tcR[v], aR) > B:
-                    e0 = counts[CM_REL_EVALS]
-                    aL, aR = _relaxed_sides(rows, order, vals, y, w, wd, sgn, K, lid, mark, f, u, v, cuts[u], cuts[v],
+                if relax and i < j and u >= 0 and v >= 0 and max(tcL[u], aL) + max(tcR[v], aR) > B:
+                    e0 = counts[CM_REL_EVALS]  # every split of [i, j] lies between its end candidates
+                    aL, aR = _relaxed_sides(rows, order, vals, y, w, wd, sgn, K, lid, mark, f, u, v, cuts[i], cuts[j],
                                             max(thL[u], aL), max(thR[v], aR), tcL[u], tcR[v], B, integral, d_strict,
-                                            d_tie, tol, rules, ml, seeds, w2, wd2, sgn2, counts)
+                                            d_tie, tol, rules, ml, seeds, seedv, w2, wd2, sgn2, counts)
                     work += (counts[CM_REL_EVALS] - e0 + 2) * p * m
                     if aL + aR > B:
                         counts[CM_RELAXED] += 1
@@ -304,9 +312,11 @@ def d3_search_ml(rows, order, vals, y, w, wd, sgn, K, lid, mark, inc, integral, 
                 exactL, tL, exactR, tR, uL, uR = exB, tB, exA, tA, uB, uA
             # the relaxed searches' seeds: the children's depth-two root splits when solved
             seeds[c, 0] = side[2] if exactL and side[0] == 1 else -1
-            seeds[c, 1] = side[3] if exactL and side[0] == 1 else -1
-            seeds[c, 2] = side[6] if exactR and side[4] == 1 else -1
-            seeds[c, 3] = side[7] if exactR and side[4] == 1 else -1
+            seeds[c, 1] = side[6] if exactR and side[4] == 1 else -1
+            if seeds[c, 0] >= 0:  # the value before the split, found again in other rows
+                seedv[c, 0] = vl[side[2], side[3]]
+            if seeds[c, 1] >= 0:
+                seedv[c, 1] = vr[side[6], side[7]]
             tw = tL + tR
             if exA and exB and tw <= B:
                 inc[0] = tw

@@ -138,56 +138,64 @@ class MinLeaf:
         return res
 
     def relaxed_sides(self, node: _Node, f: int, zu: int, zv: int, uL: float, uR: float, tL: float, tR: float,
-                      B: float) -> tuple[float, float]:
+                      B: float, seed_left: Optional[tuple[int, float]] = None,
+                      seed_right: Optional[tuple[int, float]] = None) -> tuple[float, float]:
         """Lower bounds on OPT_m(L_w') and OPT_m(R_w') for every split w' of feature ``f``
-        strictly between the evaluated positions ``zu`` < ``zv`` (the constrained optima of
-        the children, of depth two), from the weightless relaxation: L_u <= L_w' <= L_v, and
-        a tree of L_w' whose leaves hold >= m rows of L_w', run on L_v, keeps them at >= m
-        rows and errs on at least the rows of L_u it errs on there, so OPT_m(L_w') >= the
-        optimum over trees of L_v with leaves of >= m rows of L_v counting the errors on
-        L_u only (the rows of L_v not in L_u weightless; ``relaxed``), and likewise for R_w'
-        from R_u. ``uL``/``uR`` are known lower bounds (the unconstrained optima of L_u, R_v)
-        and ``tL``/``tR`` the constrained ones (OPT_m(L_u), OPT_m(R_v)), which bound the
-        relaxed values from above: the side with the larger difference is solved first,
-        exactly when it is at most ``B`` minus the other's bound, then the other only as far
-        as needed to tell whether the sum exceeds ``B``. The first search stops at a tree
-        within ``B`` minus the other side's upper bound (tL or tR): the two relaxed optima
-        then sum to at most ``B``, so nothing can be pruned (as long as tL/tR are the
-        optima; when they are only lower bounds, a prune may be missed, never made
-        wrongly). Returns the two bounds."""
+        at a position from ``zu`` to ``zv`` (the end candidates of an interval of root
+        splits whose children are of depth two), from the weightless relaxation: writing
+        L_u, L_v for the left sides at ``zu``, ``zv``, L_u <= L_w' <= L_v, and a tree of
+        L_w' whose leaves hold >= m rows of L_w', run on L_v, keeps them at >= m rows and
+        errs on at least the rows of L_u it errs on there, so OPT_m(L_w') >= the optimum
+        over trees of L_v with leaves of >= m rows of L_v counting the errors on L_u only
+        (the rows of L_v not in L_u weightless; ``relaxed``), and likewise for R_w' from
+        R_u. The closer ``zu`` and ``zv``, the tighter the bounds (the caller passes the
+        interval shrunk by IS, not its evaluated neighbours). ``uL``/``uR`` are known lower
+        bounds (the unconstrained optima at the neighbours) and ``tL``/``tR`` the
+        neighbours' constrained optima, which the relaxed values seldom exceed: the side
+        with the larger difference is solved first, exactly when it is at most ``B`` minus
+        the other's bound, then the other only as far as needed to tell whether the sum
+        exceeds ``B``. The first search stops at a tree within ``B`` minus the other side's
+        tL or tR: the two relaxed optima then usually sum to at most ``B``, so nothing is
+        likely to be pruned (a heuristic stop: a prune may be missed, never made wrongly).
+        ``seed_left``/``seed_right``: the depth-two root split (feature, threshold) of the
+        neighbouring children, evaluated first by each relaxed search
+        (:meth:`seed_position`). Returns the two bounds."""
         self.stats["relaxed_attempts"] += 1
         left, _ = self.children(node, f, zv)
         _, right = self.children(node, f, zu)
         between = node.order[f, zu + 1: zv + 1]
         if tR - uR > tL - uL:
-            aR, within = self.relaxed(right, between, B - uL, uR, B - tL)
+            aR, within = self.relaxed(right, between, B - uL, uR, B - tL, seed_right)
             if within or uL + aR > B:  # within: aR' + aL' <= (B - tL) + tL, nothing to prune
                 return uL, aR
-            return self.relaxed(left, between, B - aR, uL, B - aR)[0], aR
-        aL, within = self.relaxed(left, between, B - uR, uL, B - tR)
+            return self.relaxed(left, between, B - aR, uL, B - aR, seed_left)[0], aR
+        aL, within = self.relaxed(left, between, B - uR, uL, B - tR, seed_left)
         if within or aL + uR > B:
             return aL, uR
-        return aL, self.relaxed(right, between, B - aL, uR, B - aL)[0]
+        return aL, self.relaxed(right, between, B - aL, uR, B - aL, seed_right)[0]
 
-    def relaxed_seed(self, child: _Node) -> tuple[int, int]:
-        """The root split (feature, position) the relaxed search of ``child`` evaluates first:
-        that of ``child``'s own constrained optimum when the search solved it (the same rows,
-        so the same positions; ``kernels._seed``), whose relaxed cost is at most its cost
-        and often the relaxed optimum's, so the search starts with a near-optimal incumbent
-        (ConTree's pruning, Alg. 1, is only as strong as its incumbent). (-1, -1): none."""
-        entry = self.cache.get(self.key(child, 2))
-        if isinstance(entry, _Res) and isinstance(entry.tree, _LazyD2):
-            return entry.tree.f1, entry.tree.z
-        return -1, -1
+    @staticmethod
+    def seed_position(child: _Node, seed: Optional[tuple[int, float]]) -> tuple[int, int]:
+        """The root split (feature, position in ``child``) the relaxed search of ``child``
+        evaluates first (``kernels._seed``): the split of a neighbouring child's constrained
+        optimum, ``seed`` = (feature, threshold), at the same threshold. Its relaxed cost is
+        often near the relaxed optimum, so the search starts with a good incumbent (ConTree's
+        pruning, Alg. 1, is only as strong as its incumbent). (-1, -1): none."""
+        if seed is None:
+            return -1, -1
+        f1, threshold = seed
+        z = int(np.searchsorted(child.vals[f1], threshold, side="left")) - 1  # last value below it
+        return (f1, z) if 0 <= z < child.m - 1 else (-1, -1)
 
     def relaxed(self, child: _Node, zero: np.ndarray, bound: float, lower: float,
-                stop: float) -> tuple[float, bool]:
+                stop: float, seed: Optional[tuple[int, float]] = None) -> tuple[float, bool]:
         """A proven lower bound on the constrained depth-two optimum of ``child`` with the
         rows ``zero`` weightless (they still count towards the minimum leaf size): the
         optimum itself when at most ``bound``, else a bound above ``bound``; unless a tree
         of cost <= ``stop`` (<= ``bound``) is found first: the search then stops there and
         returns ``(lower, True)``. ``lower``: a known lower bound (the unconstrained optimum
-        of the weighted rows), at which the search stops as well."""
+        of the weighted rows), at which the search stops as well. ``seed``: see
+        :meth:`seed_position`."""
         if self.integral:  # the kernel stops once its incumbent is below stop + 1 (d_strict)
             stop = math.floor(stop + 1e-9)
         w2 = self.w.copy()
@@ -205,11 +213,11 @@ class MinLeaf:
         else:
             inc_arr = np.array([math.inf, -1, -1, 0.0, bound, self.d_strict, self.d_tie])
         self.check_time()
-        seed = self.relaxed_seed(child)
+        sf, sz = self.seed_position(child, seed)
         done, _, _, n_evals, n_sp = _load_kernels().d2_quick(
             child.rows, child.order, child.vals, self.y, w2, wd2, sgn2, self.K, self.scratch_pos, inc_arr, 0.0,
             self.tol, self.rules_arr, 8 * self.batch_elems, self.wide, self.min_leaf, float(max(stop, lower)),
-            seed[0], seed[1])
+            sf, sz)
         self.stats["relaxed_evals"] += int(n_evals)
         if not done:
             return lower, False

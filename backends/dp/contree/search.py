@@ -64,7 +64,7 @@ from .depth_two import DepthTwo
 from .loader import _load_answer_kernels, _load_kernels, _load_wide_kernels
 from .minleaf import MinLeaf
 from .node import _Node
-from .tree import DPLeaf, DPNode, DPResult, DPSplit, PruningRules, _refine, errors, predict, tree_depth
+from .tree import DPLeaf, DPNode, DPResult, DPSplit, PruningRules, _LazyD2, _refine, errors, predict, tree_depth
 
 
 def __getattr__(name: str) -> Any:  # ``search._kernels`` from outside loads them
@@ -204,7 +204,7 @@ class _Solver(DepthThree, DepthTwo, MinLeaf):
         self.root_lb = 0.0
         self.root_feature = -1
         self.root_branch: Optional[tuple] = None  # (Q, thL, thR, V) of the root feature
-        self.root_current: Optional[tuple[int, int]] = None
+        self.root_current: Optional[tuple[int, int, float, float]] = None
         self.root: Optional[_Node] = None
         #: called with (cost, tree) on each better tree of the root's Alg. 1 (``report_root``): the
         #: deep search's complete phase hands its incumbent on as found, so a stop keeps it
@@ -444,13 +444,15 @@ class _Solver(DepthThree, DepthTwo, MinLeaf):
         cross = self.cross and rules.interval_shrinking
         # SP on the weightless relaxation (``relaxed_sides``): children of depth two, compiled
         relax = self.relaxed_sp and not monotone and d == 3 and self.compiled and rules.sub_interval
-        rel: dict[tuple[Optional[int], Optional[int]], tuple[float, float]] = {}
+        # per evaluated split, its children's depth-two root splits (feature, threshold): seeds
+        seeds: dict[int, tuple[Optional[tuple[int, float]], Optional[tuple[int, float]]]] = {}
         ML, MR = 0, mf - 1
-        Q: deque[tuple[int, int]] = deque([(0, mf - 1)])
+        # intervals [i, j] with relaxed bounds (aL, aR) on every split's sides (0: none)
+        Q: deque[tuple[int, int, float, float]] = deque([(0, mf - 1, 0.0, 0.0)])
         if is_root:
             self.root_branch = (Q, thL, thR, V)
         while Q:
-            i, j = Q.popleft() if self.bfs else Q.pop()
+            i, j, aL, aR = Q.popleft() if self.bfs else Q.pop()
             B = inc.bound_for(f, j) - gap  # inclusive bound for every split in [i..j]
             k = bisect.bisect_left(V, i)
             u = V[k - 1] if k > 0 else None
@@ -473,15 +475,14 @@ class _Solver(DepthThree, DepthTwo, MinLeaf):
                 if i > j:
                     continue
             if rules.sub_interval:  # P_SP, Eq. (12) (one-sided versions are also valid)
-                aL, aR = rel.get((u, v), (0.0, 0.0)) if relax else (0.0, 0.0)
                 lbI = max(thL[u] if u is not None else 0.0, aL) + max(thR[v] if v is not None else 0.0, aR)
                 if lbI > B:
                     self.stats["intervals_pruned_sp"] += 1
                     continue
-                if relax and u is not None and v is not None and max(tcL[u], aL) + max(tcR[v], aR) > B:
-                    aL, aR = self.relaxed_sides(node, f, int(cuts[u]), int(cuts[v]), max(thL[u], aL),
-                                                max(thR[v], aR), tcL[u], tcR[v], B)
-                    rel[(u, v)] = (aL, aR)
+                if relax and i < j and u is not None and v is not None and max(tcL[u], aL) + max(tcR[v], aR) > B:
+                    # every split of [i, j] lies between its end candidates (tighter than u, v)
+                    aL, aR = self.relaxed_sides(node, f, int(cuts[i]), int(cuts[j]), max(thL[u], aL),
+                                                max(thR[v], aR), tcL[u], tcR[v], B, seeds[v][0], seeds[u][1])
                     if aL + aR > B:
                         self.stats["intervals_pruned_relaxed"] += 1
                         continue
@@ -489,7 +490,7 @@ class _Solver(DepthThree, DepthTwo, MinLeaf):
                 self.stats["intervals_pruned_sp"] += 1
                 continue
             if is_root:
-                self.root_current = (i, j)
+                self.root_current = (i, j, aL, aR)
             w = (i + j) // 2
             z = int(cuts[w])
             self.check_time()
@@ -538,6 +539,9 @@ class _Solver(DepthThree, DepthTwo, MinLeaf):
                 else:
                     exactL, tL, exactR, tR = exB, tB, exA, tA
                     uL, uR = uB, uA
+                if relax:
+                    sides = (ra, rb) if first_left else (rb, ra)
+                    seeds[w] = (_seed_of(sides[0]), _seed_of(sides[1]))
                 if exA and exB and tL + tR <= B:
                     assert ra.tree is not None and rb is not None and rb.tree is not None
                     lt, rt = (ra.tree, rb.tree) if first_left else (rb.tree, ra.tree)
@@ -572,12 +576,10 @@ class _Solver(DepthThree, DepthTwo, MinLeaf):
                 rr_ = tp - (inc.bound_for(f, w + 1) - gap)
                 if rr_ > 0:
                     hi = max(hi, bisect.bisect_left(wc, wc[w] + rr_ - tol))
-            if relax and (u, v) in rel:  # the relaxed bounds hold for every split of (u, v)
-                rel[(u, w)] = rel[(w, v)] = rel.pop((u, v))
-            if hi <= j:
-                Q.append((hi, j))
+            if hi <= j:  # the relaxed bounds hold for every split of [i, j]
+                Q.append((hi, j, aL, aR))
             if i <= lo:
-                Q.append((i, lo))
+                Q.append((i, lo, aL, aR))
         if is_root:
             self.root_branch = None
             self.root_current = None
@@ -627,12 +629,12 @@ class _Solver(DepthThree, DepthTwo, MinLeaf):
         intervals = list(Q)
         if self.root_current is not None:
             intervals.append(self.root_current)
-        for i, j in intervals:
+        for i, j, aL, aR in intervals:  # with the relaxed bounds of every split of [i, j]
             k = bisect.bisect_left(V, i)
             u = V[k - 1] if k > 0 else None
             k = bisect.bisect_right(V, j)
             v = V[k] if k < len(V) else None
-            lb = min(lb, (thL[u] if u is not None else 0.0) + (thR[v] if v is not None else 0.0))
+            lb = min(lb, max(thL[u] if u is not None else 0.0, aL) + max(thR[v] if v is not None else 0.0, aR))
         return max(0.0, lb)
 
     def report_root(self, inc: "_Incumbent") -> None:
@@ -643,6 +645,14 @@ class _Solver(DepthThree, DepthTwo, MinLeaf):
             self.root_tree = inc.tree
             if self.on_progress is not None:
                 self.on_progress(time.perf_counter() - self.start, inc.cost, self.root_lb)
+
+
+def _seed_of(res: Optional[_Res]) -> Optional[tuple[int, float]]:
+    """The root split (feature, threshold) of a child's exactly solved depth-two optimum, the
+    seed of the relaxed searches next to it (:meth:`.minleaf.MinLeaf.seed_position`)."""
+    if res is not None and isinstance(res.tree, _LazyD2):
+        return res.tree.f1, res.tree.threshold
+    return None
 
 
 def _refine_compiled(tree: DPNode, X: np.ndarray, y: np.ndarray) -> tuple[DPNode, np.ndarray]:
