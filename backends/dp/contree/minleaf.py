@@ -48,6 +48,14 @@ from .node import _Node
 from .tree import DPLeaf, _LazyD2
 
 
+def seed_of(res: Optional[_Res]) -> Optional[tuple[int, float]]:
+    """The root split (feature, threshold) of a child's exactly solved depth-two optimum, the
+    seed of the relaxed searches next to it (:meth:`MinLeaf.seed_position`)."""
+    if res is not None and isinstance(res.tree, _LazyD2):
+        return res.tree.f1, res.tree.threshold
+    return None
+
+
 class MinLeaf:
     """The minimum-leaf methods of :class:`search._Solver`."""
 

@@ -62,9 +62,9 @@ from .bounds import _Incumbent, _Res, _Timeout
 from .depth_three import DepthThree
 from .depth_two import DepthTwo
 from .loader import _load_answer_kernels, _load_kernels, _load_wide_kernels
-from .minleaf import MinLeaf
+from .minleaf import MinLeaf, seed_of
 from .node import _Node
-from .tree import DPLeaf, DPNode, DPResult, DPSplit, PruningRules, _LazyD2, _refine, errors, predict, tree_depth
+from .tree import DPLeaf, DPNode, DPResult, DPSplit, PruningRules, _refine, errors, predict, tree_depth
 
 
 def __getattr__(name: str) -> Any:  # ``search._kernels`` from outside loads them
@@ -444,8 +444,7 @@ class _Solver(DepthThree, DepthTwo, MinLeaf):
         cross = self.cross and rules.interval_shrinking
         # SP on the weightless relaxation (``relaxed_sides``): children of depth two, compiled
         relax = self.relaxed_sp and not monotone and d == 3 and self.compiled and rules.sub_interval
-        # per evaluated split, its children's depth-two root splits (feature, threshold): seeds
-        seeds: dict[int, tuple[Optional[tuple[int, float]], Optional[tuple[int, float]]]] = {}
+        seeds: dict[int, tuple[Optional[tuple[int, float]], Optional[tuple[int, float]]]] = {}  # seed_of
         ML, MR = 0, mf - 1
         # intervals [i, j] with relaxed bounds (aL, aR) on every split's sides (0: none)
         Q: deque[tuple[int, int, float, float]] = deque([(0, mf - 1, 0.0, 0.0)])
@@ -480,7 +479,6 @@ class _Solver(DepthThree, DepthTwo, MinLeaf):
                     self.stats["intervals_pruned_sp"] += 1
                     continue
                 if relax and i < j and u is not None and v is not None and max(tcL[u], aL) + max(tcR[v], aR) > B:
-                    # every split of [i, j] lies between its end candidates (tighter than u, v)
                     aL, aR = self.relaxed_sides(node, f, int(cuts[i]), int(cuts[j]), max(thL[u], aL),
                                                 max(thR[v], aR), tcL[u], tcR[v], B, seeds[v][0], seeds[u][1])
                     if aL + aR > B:
@@ -541,7 +539,7 @@ class _Solver(DepthThree, DepthTwo, MinLeaf):
                     uL, uR = uB, uA
                 if relax:
                     sides = (ra, rb) if first_left else (rb, ra)
-                    seeds[w] = (_seed_of(sides[0]), _seed_of(sides[1]))
+                    seeds[w] = (seed_of(sides[0]), seed_of(sides[1]))
                 if exA and exB and tL + tR <= B:
                     assert ra.tree is not None and rb is not None and rb.tree is not None
                     lt, rt = (ra.tree, rb.tree) if first_left else (rb.tree, ra.tree)
@@ -645,14 +643,6 @@ class _Solver(DepthThree, DepthTwo, MinLeaf):
             self.root_tree = inc.tree
             if self.on_progress is not None:
                 self.on_progress(time.perf_counter() - self.start, inc.cost, self.root_lb)
-
-
-def _seed_of(res: Optional[_Res]) -> Optional[tuple[int, float]]:
-    """The root split (feature, threshold) of a child's exactly solved depth-two optimum, the
-    seed of the relaxed searches next to it (:meth:`.minleaf.MinLeaf.seed_position`)."""
-    if res is not None and isinstance(res.tree, _LazyD2):
-        return res.tree.f1, res.tree.threshold
-    return None
 
 
 def _refine_compiled(tree: DPNode, X: np.ndarray, y: np.ndarray) -> tuple[DPNode, np.ndarray]:
