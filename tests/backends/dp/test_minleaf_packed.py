@@ -19,6 +19,21 @@ def _kernels():
     return kernels, kernels_minleaf
 
 
+def _random_node(kernels, rng, n, p, levels, w):
+    """The prepared two-class arrays of a random node of ``n`` rows and ``p`` features with
+    ``levels`` distinct values at most (ties) and row weights ``w``: ``(ordl, posl, wcum,
+    cuts, cstart, S, Sall, tot)`` of ``kernels.d2_prepare``."""
+    X = rng.integers(0, levels, size=(n, p)).astype(float)
+    y = rng.integers(0, 2, size=n)
+    order = np.ascontiguousarray(np.argsort(X, axis=0, kind="stable").T.astype(np.int32))
+    vals = np.take_along_axis(X.T, order, axis=1)
+    sgn = np.where(y == 1, w, -w)
+    prep = kernels.d2_prepare(np.arange(n, dtype=np.int32), order, vals, y, w, w.astype(np.int32),
+                              sgn.astype(np.int32), 2, np.zeros(n, dtype=np.int32), False)
+    ordl, posl, _, wcum, cuts, cstart, _, S, Sall, tot = prep[:10]
+    return ordl, posl, wcum, cuts, cstart, S, Sall, tot
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_packed_relaxation_equals_the_float_path(seed):
     kernels, km = _kernels()
@@ -28,15 +43,8 @@ def test_packed_relaxation_equals_the_float_path(seed):
     for trial in range(25):
         n = int(rng.integers(4, 90))
         p = int(rng.integers(1, 5))
-        X = rng.integers(0, int(rng.integers(2, 15)), size=(n, p)).astype(float)
-        y = rng.integers(0, 2, size=n)
         w = rng.integers(0, 4, size=n).astype(float) if trial % 2 else np.ones(n)
-        order = np.ascontiguousarray(np.argsort(X, axis=0, kind="stable").T.astype(np.int32))
-        vals = np.take_along_axis(X.T, order, axis=1)
-        sgn = np.where(y == 1, w, -w)
-        prep = kernels.d2_prepare(np.arange(n, dtype=np.int32), order, vals, y, w, w.astype(np.int32),
-                                  sgn.astype(np.int32), 2, np.zeros(n, dtype=np.int32), False)
-        ordl, posl, _, wcum, cuts, cstart, _, S, Sall, tot = prep[:10]
+        ordl, posl, wcum, cuts, cstart, S, Sall, tot = _random_node(kernels, rng, n, p, int(rng.integers(2, 15)), w)
         for _ in range(6):
             f1 = int(rng.integers(0, p))
             zu, zv = sorted(int(v) for v in rng.integers(0, n, size=2))
@@ -84,15 +92,8 @@ def test_relaxation_bounds_every_split_from_its_first_to_its_last_position(seed)
     for trial in range(20):
         n = int(rng.integers(6, 80))
         p = int(rng.integers(1, 4))
-        X = rng.integers(0, int(rng.integers(2, 20)), size=(n, p)).astype(float)
-        y = rng.integers(0, 2, size=n)
         w = rng.integers(1, 4, size=n).astype(float) if trial % 2 else np.ones(n)
-        order = np.ascontiguousarray(np.argsort(X, axis=0, kind="stable").T.astype(np.int32))
-        vals = np.take_along_axis(X.T, order, axis=1)
-        sgn = np.where(y == 1, w, -w)
-        prep = kernels.d2_prepare(np.arange(n, dtype=np.int32), order, vals, y, w, w.astype(np.int32),
-                                  sgn.astype(np.int32), 2, np.zeros(n, dtype=np.int32), False)
-        ordl, posl, _, wcum, cuts, cstart, _, S, Sall, tot = prep[:10]
+        ordl, posl, wcum, cuts, cstart, S, Sall, tot = _random_node(kernels, rng, n, p, int(rng.integers(2, 20)), w)
         gl = np.empty(n, dtype=S.dtype)
         for _ in range(5):
             f1 = int(rng.integers(0, p))
