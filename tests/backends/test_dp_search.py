@@ -414,6 +414,60 @@ def test_min_leaf_time_limit_gap_and_numpy_path(monkeypatch):
         assert plain.cost == pytest.approx(ref.cost, abs=1e-9)
 
 
+def test_an_interrupted_min_leaf_root_bounds_the_optimum_from_below(monkeypatch):
+    """The Python root (the compiled one switched off) with a minimum leaf size, stopped at
+    each of its time checks in turn: the proven lower bound (the open intervals' bounds,
+    with the relaxed bounds they carry) never exceeds the optimum, and the relaxed bounds
+    an open interval carries are below both children's constrained optima of each of its
+    splits (exact depth-two solves). The data are chosen so that some stops leave intervals
+    with relaxed bounds open in the root's last feature."""
+    from odt.backends.dp.contree import search as dp
+    from odt.backends.dp.contree.bounds import _Timeout
+    from odt.backends.dp.contree.depth_three import DepthThree
+
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(200, 3)).round(2)
+    y = ((X[:, 0] + 0.7 * X[:, 1] * X[:, 2] + rng.normal(scale=0.7, size=200)) > 0).astype(int)
+    monkeypatch.setattr(DepthThree, "takes_d3_ml", lambda self, node, level: False)
+    exact = optimal_tree(X, y, 3, min_leaf=15)
+    assert exact.status == "optimal" and exact.stats["intervals_pruned_relaxed"] > 0
+    calls = {"n": 0, "stop": 0, "relaxed_open": 0}
+
+    def check_time(self):
+        calls["n"] += 1
+        if calls["n"] == calls["stop"]:
+            raise _Timeout
+
+    root_lower_bound = dp._Solver.root_lower_bound
+
+    def checked(self):  # every open interval's relaxed bounds hold for each of its splits' children
+        if self.root_branch is not None and self.root_feature >= self.p - 1:
+            stop, calls["stop"] = calls["stop"], -1  # the exact solves below run to their end
+            f = self.feature_order(self.root)[self.root_feature]
+            cuts = self.cuts(self.root, f)
+            open_ = list(self.root_branch[0]) + ([self.root_current] if self.root_current else [])
+            for i, j, aL, aR in open_:
+                if aL > 0 or aR > 0:
+                    calls["relaxed_open"] += 1
+                    for w in range(i, j + 1):
+                        left, right = self.children(self.root, f, int(cuts[w]))
+                        assert aL <= optimal_tree(X[left.rows], y[left.rows], 2, min_leaf=15).cost + 1e-9
+                        assert aR <= optimal_tree(X[right.rows], y[right.rows], 2, min_leaf=15).cost + 1e-9
+            calls["stop"] = stop
+        return root_lower_bound(self)
+
+    monkeypatch.setattr(dp._Solver, "check_time", check_time)
+    monkeypatch.setattr(dp._Solver, "root_lower_bound", checked)
+    for stop in range(1, 400):
+        calls["n"], calls["stop"] = 0, stop
+        res = optimal_tree(X, y, 3, min_leaf=15)
+        assert res.lower_bound <= exact.cost + 1e-9, (stop, res.lower_bound, exact.cost)
+        assert res.cost >= exact.cost
+        if res.status == "optimal":
+            break
+    assert calls["relaxed_open"] > 0
+
+
 # --------------------------------------------------------------------------- (5) time limit
 
 
